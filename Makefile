@@ -1,0 +1,44 @@
+# The two commands a fresh machine needs: `make demo` and `make test`.
+# Both create their virtual environments on first use and reuse them afterwards.
+
+SHELL := /bin/bash
+# Find an interpreter by version even where pyenv shims are not activated.
+find_py = $(firstword $(foreach p,$(1) $(wildcard $(HOME)/.pyenv/versions/$(2)*/bin/$(1)) $(wildcard /usr/bin/$(1) /usr/local/bin/$(1)),$(shell $(p) -c 'import sys; print("$(p)") if sys.version_info[:2]==tuple(map(int,"$(2)".split("."))) else None' 2>/dev/null | grep -v None)))
+PY312 ?= $(call find_py,python3.12,3.12)
+PY311 ?= $(call find_py,python3.11,3.11)
+
+VENV        := .venv
+LEGACY      := .venv-legacy
+MCORE       := megatron-core==0.19.2
+MCORE_OLD   := megatron-core==0.16.1
+TORCH_OLD   := torch==2.13.0
+TEST_DEPS   := pyyaml jsonschema ruamel.yaml pytest hypothesis
+PIP_QUIET   := -q --disable-pip-version-check
+
+.PHONY: demo test lint clean-venvs
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PY312)" || { echo "python3.12 not found: install it (pyenv install 3.12) or pass PY312=/path/to/python3.12"; exit 2; }
+	@test -x $(VENV)/bin/python || $(PY312) -m venv $(VENV)
+	$(VENV)/bin/pip install $(PIP_QUIET) -e '.[dev]' '$(MCORE)'
+	@touch $@
+
+$(LEGACY)/.installed: pyproject.toml
+	@test -n "$(PY311)" || { echo "python3.11 not found: install it or pass PY311=/path/to/python3.11"; exit 2; }
+	@test -x $(LEGACY)/bin/python || $(PY311) -m venv $(LEGACY)
+	$(LEGACY)/bin/pip install $(PIP_QUIET) '$(TORCH_OLD)' '$(MCORE_OLD)' $(TEST_DEPS)
+	@touch $@
+
+demo: $(VENV)/.installed
+	@PATH=$(CURDIR)/$(VENV)/bin:$$PATH bash scripts/demo.sh
+
+test: $(VENV)/.installed $(LEGACY)/.installed
+	$(VENV)/bin/skill-tools lint
+	$(VENV)/bin/python -m pytest -q
+	PYTHONPATH=$(CURDIR) $(LEGACY)/bin/python -m pytest -q -m legacy -p no:cacheprovider
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/skill-tools lint
+
+clean-venvs:
+	rm -rf $(VENV) $(LEGACY)

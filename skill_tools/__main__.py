@@ -1,0 +1,3 @@
+from skill_tools.cli import main
+
+raise SystemExit(main())

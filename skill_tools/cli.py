@@ -1,0 +1,75 @@
+"""The `skill-tools` command line: wiring only.
+
+Each subcommand lives in its own module that exposes ``add_arguments(parser)`` and
+``run(args) -> int``. Modules are imported only when their subcommand runs, so a cold
+``skill-tools validate`` never pays for torch or megatron-core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from skill_tools import __version__
+from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError
+
+# name -> (module, one-line help). Order is the order shown in --help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "lint": ("skill_tools.commands.lint", "check the skill package itself (SKILL.md, card.yaml, evals.json)"),
+    "validate": ("skill_tools.commands.validate", "check a config's CUDA-graph settings against the rule catalog"),
+    "apply": ("skill_tools.commands.apply", "write era-correct CUDA-graph overrides into a config"),
+    "recommend": ("skill_tools.commands.recommend", "recommend a CUDA-graph impl/scope for a config"),
+    "logs": ("skill_tools.commands.logs", "parse, compare and diagnose Megatron training logs"),
+    "bench": ("skill_tools.commands.bench", "eager-vs-graph performance harness on a GPU"),
+    "precheck": ("skill_tools.commands.precheck", "profile eager steps and predict whether graphs pay off"),
+    "evals": ("skill_tools.commands.evals", "score agent answers against evals/evals.json"),
+    "card": ("skill_tools.commands.card", "generate card.yaml results and BENCHMARK.md from results files"),
+}
+
+
+def _available() -> dict[str, tuple[str, str]]:
+    """Subcommands whose module exists in this install."""
+    out = {}
+    for name, (mod, help_) in COMMANDS.items():
+        if importlib.util.find_spec(mod) is not None:
+            out[name] = (mod, help_)
+    return out
+
+
+def build_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skill-tools",
+        description="Helpers for CUDA graphs in Megatron-Core / Megatron Bridge.",
+    )
+    parser.add_argument("--version", action="version", version=f"skill-tools {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (mod, help_) in commands.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(_module=mod)
+        importlib.import_module(mod).add_arguments(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _available()
+    # Build only the parser of the requested command: keeps start-up cheap.
+    if argv and argv[0] in commands:
+        parser = build_parser({argv[0]: commands[argv[0]]})
+    else:
+        parser = build_parser(commands)
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args))
+    except SkillToolsError as exc:
+        print(f"skill-tools {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"skill-tools {args.command}: interrupted", file=sys.stderr)
+        return 130
