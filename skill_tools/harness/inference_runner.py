@@ -1,0 +1,516 @@
+"""CLI side of ``skill-tools bench --mode inference``: eager vs layer- vs block-scoped decode graphs.
+
+Refuses bad input before any GPU work (a scope the installed megatron-core does not know, or one
+the rule catalog rejects), then runs :mod:`skill_tools.harness.inference_worker` once per scope,
+each in its own process (``run_isolated``), and turns the raw per-step times into statistics
+(``skill_tools.stats``), a token-by-token parity verdict against eager, and a results JSON +
+Markdown table + PNG plot. Cheap to import: no torch or megatron at module level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from statistics import median
+from typing import Any, Sequence
+
+from skill_tools.config.era import INFERENCE_SCOPES, Era, resolve_era
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
+from skill_tools.stats import ratio_ci, summarize
+
+SCHEMA_VERSION = 1
+WORKER = "skill_tools.harness.inference_worker"
+WORKLOADS = ("tiny-gpt", "tiny-moe")
+#: MCore's capture summary (megatron/core/inference/engines/dynamic_engine.py, core_v0.19.0).
+BUILT_RE = re.compile(r"> built cuda graph\(s\) in ([0-9.]+) sec")
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks (no GPU touched)
+# --------------------------------------------------------------------------------------------
+
+
+def parse_int_list(text: str | Sequence[int], source: str) -> list[int]:
+    if not isinstance(text, str):
+        values = list(text)
+    else:
+        try:
+            values = [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise InputError(source, f"{text!r} is not a comma-separated list of integers",
+                             hint="e.g. --batch-sizes 1,2,4,8") from None
+    if not values or any(v < 1 for v in values):
+        raise InputError(source, f"{text!r}: need one or more positive integers", hint="e.g. 1,2,4,8")
+    return sorted(dict.fromkeys(values))
+
+
+def parse_scopes(text: str | Sequence[str], era: Era) -> list[str]:
+    """Scopes to measure, eager (``none``) first; refuses what ``era`` does not know."""
+    names = [s.strip() for s in (text.split(",") if isinstance(text, str) else text) if s.strip()]
+    if not era.has_inference_scope:
+        raise InputError(
+            "--inference-scope",
+            f"megatron-core {era.mcore_version} has no inference_cuda_graph_scope (added in 0.18)",
+            hint=("on 0.16–0.17 inference graphs are cuda_graph_impl='local' (per layer)"
+                  + (" or cuda_graph_scope=['full_iteration_inference'] (whole block)"
+                     if "full_iteration_inference" in era.module_values else "")
+                  + "; upgrade to megatron-core>=0.18 to benchmark none/layer/block"),
+        )
+    for name in names:
+        if name == "full_iteration_inference":
+            raise InputError("--inference-scope", "'full_iteration_inference' is the deprecated spelling",
+                             hint="use --inference-scope none,block (MCore migrates it to "
+                                  "inference_cuda_graph_scope='block' with cuda_graph_impl='local')")
+        if name not in INFERENCE_SCOPES:
+            raise InputError("--inference-scope", f"unknown inference scope {name!r}",
+                             hint=f"choose from {', '.join(INFERENCE_SCOPES)}")
+    if not names:
+        raise InputError("--inference-scope", "no scope given", hint="e.g. none,layer,block")
+    ordered = ["none"] + [n for n in INFERENCE_SCOPES if n in names and n != "none"]
+    return ordered
+
+
+def scope_config(scope: str) -> CanonicalConfig:
+    """The model settings one variant runs with, as the rule catalog sees them."""
+    cfg = CanonicalConfig()
+    cfg.set("model.cuda_graph_impl", "none" if scope == "none" else "local")
+    cfg.set("model.inference_cuda_graph_scope", scope)
+    return cfg
+
+
+def check_rules(scopes: list[str], era: Era) -> None:
+    """Refuse a variant the rule catalog flags as an error (when the rules engine is installed)."""
+    try:
+        from skill_tools.rules.engine import check
+    except ImportError:
+        return
+    for scope in scopes:
+        errors = [f for f in check(scope_config(scope), era) if f.severity == "error"]
+        if errors:
+            f = errors[0]
+            fix = ", ".join(f"{k}={v!r}" for k, v in (f.fix or {}).items())
+            raise InputError("--inference-scope", f"scope {scope!r}: [{f.rule}] {f.message}",
+                             hint=f"fix: {fix}" if fix else None)
+
+
+def require_gpu() -> None:
+    import torch  # lazy: keeps the CLI cheap; only the worker imports torch at module level
+
+    if not torch.cuda.is_available():
+        raise NoGpuError("bench --mode inference needs a CUDA GPU; none is visible "
+                         "(validate the options on this machine with --dry-run)")
+
+
+# --------------------------------------------------------------------------------------------
+# Running the variants
+# --------------------------------------------------------------------------------------------
+
+
+def worker_args(scope: str, batch_sizes: list[int], decode_tokens: int, trials: int, warmup: int,
+                workload: str, out_json: Path) -> list[str]:
+    return ["--scope", scope, "--batch-sizes", ",".join(map(str, batch_sizes)),
+            "--decode-tokens", str(decode_tokens), "--trials", str(trials), "--warmup", str(warmup),
+            "--workload", workload, "--out", str(out_json)]
+
+
+def run_variant(scope: str, argv: list[str], log_path: Path, timeout_s: float) -> dict[str, Any]:
+    from skill_tools.harness.isolation import run_isolated
+
+    res = run_isolated(WORKER, argv, nproc=1, timeout_s=timeout_s, log_path=log_path)
+    return {"scope": scope, "ok": res.ok, "returncode": res.returncode, "timed_out": res.timed_out,
+            "error_class": res.error_class, "evidence": res.evidence, "log_path": str(log_path),
+            "tail": res.tail if not res.ok else None}
+
+
+def capture_from_log(log_path: Path) -> float | None:
+    """Capture seconds from MCore's own ``> built cuda graph(s) in X sec`` line."""
+    try:
+        for line in Path(log_path).read_text(errors="replace").splitlines():
+            m = BUILT_RE.search(line)
+            if m:
+                return float(m.group(1))
+    except OSError:
+        pass
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics and parity
+# --------------------------------------------------------------------------------------------
+
+
+def decode_samples(batch: dict[str, Any]) -> tuple[list[float], list[float], int, int]:
+    """(wall ms of decode steps, forward ms of decode steps, decode steps, graph-replayed steps)."""
+    wall, fwd, n, graphed = [], [], 0, 0
+    for steps in batch["trials"]:
+        for s in steps:
+            if not s.get("decode"):
+                continue
+            n += 1
+            graphed += bool(s.get("graph"))
+            wall.append(float(s["ms"]))
+            if s.get("forward_ms") is not None:
+                fwd.append(float(s["forward_ms"]))
+    return wall, fwd, n, graphed
+
+
+def prefill_ms(batch: dict[str, Any]) -> list[float]:
+    return [float(s["ms"]) for steps in batch["trials"] for s in steps if not s.get("decode")]
+
+
+def first_mismatch(eager: list[list[int]], other: list[list[int]]) -> dict[str, Any] | None:
+    """First (request, position) where two greedy generations differ; None when identical."""
+    if len(eager) != len(other):
+        return {"request": None, "position": None, "reason": f"{len(other)} outputs vs {len(eager)} eager"}
+    for r, (a, b) in enumerate(zip(eager, other)):
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else None
+            y = b[i] if i < len(b) else None
+            if x != y:
+                return {"request": r, "position": i, "eager": x, "graphed": y}
+    return None
+
+
+def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per (scope, batch size), with speedups and parity against eager."""
+    eager = {b["batch_size"]: b for b in raw.get("none", {}).get("batches", [])}
+    variants = []
+    for scope, data in raw.items():
+        cap = data.get("capture", {})
+        for b in data.get("batches", []):
+            bs = b["batch_size"]
+            wall, fwd, n_dec, n_graph = decode_samples(b)
+            if not wall:
+                continue
+            summ = summarize(wall)
+            entry: dict[str, Any] = {
+                "name": f"{scope}-b{bs}",
+                "inference_scope": scope,
+                "batch_size": bs,
+                "captured": bool(cap.get("captured")),
+                "graphs_count": int(cap.get("graphs", {}).get("graphs", 0)),
+                "graph_batch_shapes": len(cap.get("graph_batch_shapes") or []),
+                "capture_s": cap.get("capture_s"),
+                "capture_s_from_log": cap.get("capture_s_from_log"),
+                "decode_steps": n_dec,
+                "decode_steps_graph_replayed": n_graph,
+                "decode_step_ms": summ.to_dict(),
+                "decode_forward_ms": summarize(fwd).to_dict() if fwd else None,
+                "prefill_step_ms": summarize(prefill_ms(b)).to_dict() if prefill_ms(b) else None,
+                "tokens_per_s": bs * 1000.0 / summ.median,
+                "tokens_stable_across_trials": b.get("tokens_stable_across_trials"),
+                "memory": {**data.get("memory", {}), "capture_stats": cap.get("capture_stats")},
+                "raw_decode_step_ms": [round(x, 4) for x in wall],
+                "raw_decode_forward_ms": [round(x, 4) for x in fwd],
+            }
+            base = eager.get(bs)
+            if base is not None:
+                bwall, bfwd, _, _ = decode_samples(base)
+                p, lo, hi = ratio_ci(bwall, wall)
+                entry["speedup_vs_eager"] = {"point": p, "ci95_low": lo, "ci95_high": hi}
+                if fwd and bfwd:
+                    p, lo, hi = ratio_ci(bfwd, fwd)
+                    entry["forward_speedup_vs_eager"] = {"point": p, "ci95_low": lo, "ci95_high": hi}
+                mm = first_mismatch(base["tokens"], b["tokens"])
+                entry["tokens_match_eager"] = mm is None
+                entry["first_mismatch"] = mm
+            else:
+                entry["speedup_vs_eager"] = None
+                entry["tokens_match_eager"] = None
+                entry["first_mismatch"] = None
+            variants.append(entry)
+    return variants
+
+
+def falloff(variants: list[dict[str, Any]], threshold: float = 2.0) -> dict[str, int | None]:
+    """Per graphed scope: the smallest batch size whose step speedup drops below ``threshold``."""
+    out: dict[str, int | None] = {}
+    for v in sorted(variants, key=lambda v: v["batch_size"]):
+        scope = v["inference_scope"]
+        if scope == "none" or not v.get("speedup_vs_eager"):
+            continue
+        out.setdefault(scope, None)
+        if out[scope] is None and v["speedup_vs_eager"]["point"] < threshold:
+            out[scope] = v["batch_size"]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Environment and rendering
+# --------------------------------------------------------------------------------------------
+
+
+def _dist_version(*names: str) -> str | None:
+    for name in names:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def driver_version() -> str | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return None
+
+
+def environment(worker_env: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "gpu": worker_env.get("gpu"),
+        "driver": driver_version(),
+        "torch": worker_env.get("torch") or _dist_version("torch"),
+        "megatron_core": _dist_version("megatron-core", "megatron_core"),
+        "transformer_engine": _dist_version("transformer-engine", "transformer_engine",
+                                            "transformer-engine-cu13", "transformer-engine-cu12"),
+        "cuda": worker_env.get("cuda"),
+        "python": worker_env.get("python"),
+    }
+
+
+def _fmt_ci(d: dict[str, float] | None, unit: str = "×") -> str:
+    if not d:
+        return "—"
+    return f"{d['point']:.2f}{unit} [{d['ci95_low']:.2f}, {d['ci95_high']:.2f}]"
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    env, wl = result["env"], result["workload"]
+    lines = [
+        f"# Inference CUDA graphs: decode A/B ({result['date']})",
+        "",
+        f"GPU {env.get('gpu')} · driver {env.get('driver')} · torch {env.get('torch')} · "
+        f"megatron-core {env.get('megatron_core')} · TE {env.get('transformer_engine')} · CUDA {env.get('cuda')}",
+        "",
+        f"Workload `{wl.get('name')}`: {wl.get('num_layers')} layers, hidden {wl.get('hidden_size')}, "
+        f"{wl.get('num_attention_heads')} heads, vocab {wl.get('vocab_size')}, bf16, prompt {wl.get('prompt_len')} "
+        f"tokens + {wl.get('decode_tokens')} greedy decode tokens, {wl.get('trials')} timed generations per batch "
+        f"size after {wl.get('warmup_generations')} warm-up; attention: {wl.get('attention')}; MCore dynamic "
+        f"engine, decode-only graphs (`num_cuda_graphs={wl.get('num_cuda_graphs')}`).",
+        "",
+        "| scope | batch | decode step ms (median [95% CI]) | tokens/s | step speedup vs eager | "
+        "forward speedup | graphs | capture s | replayed | tokens = eager |",
+        "|---|---:|---|---:|---|---|---:|---:|---:|---|",
+    ]
+    for v in sorted(result["variants"], key=lambda v: (v["batch_size"], INFERENCE_SCOPES.index(v["inference_scope"]))):
+        d = v["decode_step_ms"]
+        cap = f"{v['capture_s']:.2f}" if isinstance(v.get("capture_s"), (int, float)) else "—"
+        match = {True: "yes", False: f"NO ({v.get('first_mismatch')})", None: "—"}[v.get("tokens_match_eager")]
+        lines.append(
+            f"| {v['inference_scope']} | {v['batch_size']} | {d['median']:.3f} [{d['ci95_low']:.3f}, {d['ci95_high']:.3f}] "
+            f"| {v['tokens_per_s']:.0f} | {_fmt_ci(v.get('speedup_vs_eager'))} | "
+            f"{_fmt_ci(v.get('forward_speedup_vs_eager'))} | {v['graphs_count']} | {cap} | "
+            f"{v['decode_steps_graph_replayed']}/{v['decode_steps']} | {match} |")
+    lines += ["", "Step = one `DynamicInferenceEngine.step_modern()` call, wall clock with a CUDA sync on "
+              "each side (includes the engine's host-side scheduling and bookkeeping); forward = CUDA-event "
+              "time of the model forward inside that step. Speedup = eager median / graphed median, "
+              "bootstrap 95% CI."]
+    fo = result.get("speedup_falloff_below_2x")
+    if fo:
+        lines += ["", "Smallest batch size where the step speedup falls below 2×: "
+                  + ", ".join(f"{k}: {v if v is not None else 'none measured'}" for k, v in fo.items())]
+    failed = [f for f in result.get("failures", [])]
+    if failed:
+        lines += ["", "Failed variants:"] + [f"- {f['scope']}: {f['error_class']}: {f['evidence']}" for f in failed]
+    for note in result.get("notes", []):
+        lines += ["", f"Note: {note}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_plot(result: dict[str, Any], path: Path) -> bool:
+    """Speedup vs batch size per scope; False when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for key, ax, title in (("speedup_vs_eager", axes[0], "decode step (engine, wall clock)"),
+                           ("forward_speedup_vs_eager", axes[1], "model forward (CUDA events)")):
+        for scope in INFERENCE_SCOPES[1:]:
+            pts = sorted((v["batch_size"], v[key]) for v in result["variants"]
+                         if v["inference_scope"] == scope and v.get(key))
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ys = [p[1]["point"] for p in pts]
+            err = [[y - p[1]["ci95_low"] for y, p in zip(ys, pts)], [p[1]["ci95_high"] - y for y, p in zip(ys, pts)]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=f"{scope} scope")
+        ax.axhline(1.0, color="grey", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("batch size (concurrent requests)")
+        ax.set_ylabel("speedup vs eager (×)")
+        ax.set_title(title)
+        ax.legend()
+    fig.suptitle(f"Inference CUDA graphs, {result['env'].get('gpu')}, {result['workload'].get('name')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def gpu_slug(name: str | None) -> str:
+    m = re.search(r"(H100|H200|H20|A100|B200|GB200|L40S?|A10G?|L4)", name or "", re.I)
+    return m.group(1).lower() if m else "gpu"
+
+
+def assemble(raw: dict[str, dict[str, Any]], failures: list[dict[str, Any]], date: str) -> dict[str, Any]:
+    first = next(iter(raw.values()), {})
+    variants = build_variants(raw)
+    notes = []
+    wl = first.get("workload", {})
+    if wl.get("attention") == "pytorch-paged-fallback":
+        notes.append("flash-attn is not installed: attention ran through the worker's plain-PyTorch "
+                     "paged-attention functions (same contract as flash_attn_with_kvcache), which launch "
+                     "more kernels than flash-attn; eager times and therefore speedups are larger than "
+                     "with flash-attn.")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "inference",
+        "date": date,
+        "env": environment(first.get("env", {})),
+        "workload": wl,
+        "variants": variants,
+        "speedup_falloff_below_2x": falloff(variants),
+        "all_graphed_tokens_match_eager": all(v["tokens_match_eager"] for v in variants
+                                              if v["inference_scope"] != "none"
+                                              and v["tokens_match_eager"] is not None),
+        "failures": failures,
+        "notes": notes,
+    }
+
+
+def write_outputs(result: dict[str, Any], out_dir: Path) -> dict[str, str]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"{result['date']}-inference-{gpu_slug(result['env'].get('gpu'))}"
+    paths = {"json": out_dir / f"{stem}.json", "md": out_dir / f"{stem}.md", "png": out_dir / f"{stem}.png"}
+    if not render_plot(result, paths["png"]):
+        result["notes"].append("matplotlib is not installed here: no plot was written")
+        paths.pop("png")
+    result["artifacts"] = {k: str(p) for k, p in paths.items()}
+    paths["md"].write_text(render_markdown(result))
+    paths["json"].write_text(json.dumps(result, indent=1, default=str) + "\n")
+    return {k: str(p) for k, p in paths.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point (called by skill_tools/commands/bench.py for --mode inference)
+# --------------------------------------------------------------------------------------------
+
+
+def _get(args: argparse.Namespace, name: str, default: Any) -> Any:
+    value = getattr(args, name, None)
+    return default if value is None else value
+
+
+def run_inference_bench(args: argparse.Namespace) -> int:
+    era = resolve_era(getattr(args, "mcore_version", None))
+    scopes = parse_scopes(_get(args, "inference_scope", "none,layer,block"), era)
+    check_rules(scopes, era)
+    batch_sizes = parse_int_list(_get(args, "batch_sizes", "1,2,4,8"), "--batch-sizes")
+    decode_tokens = int(_get(args, "decode_tokens", 64))
+    trials = int(_get(args, "trials", 3))
+    warmup = int(_get(args, "inference_warmup", 1))
+    if decode_tokens < 2:
+        raise InputError("--decode-tokens", f"{decode_tokens}: need at least 2 (prefill + 1 decode step)")
+    if trials < 1:
+        raise InputError("--trials", f"{trials}: need at least 1")
+    workload = _get(args, "workload", "tiny-gpt")
+    if workload not in WORKLOADS:
+        raise InputError("--workload", f"{workload!r} is not an inference workload",
+                         hint=f"choose from {', '.join(WORKLOADS)}")
+    out_dir = Path(_get(args, "out", "benchmarks/results"))
+    timeout_s = float(_get(args, "timeout_s", 540))
+    if getattr(args, "dry_run", False):
+        plan = {"era": era.to_dict(), "scopes": scopes, "batch_sizes": batch_sizes,
+                "decode_tokens": decode_tokens, "trials": trials, "workload": workload,
+                "variants": [scope_config(s).to_dict() for s in scopes]}
+        print(json.dumps(plan, indent=1) if getattr(args, "json", False) else
+              f"would run {', '.join(scopes)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)")
+        return EXIT_OK
+    require_gpu()
+
+    work = out_dir / "logs"
+    raw: dict[str, dict[str, Any]] = {}
+    failures: list[dict[str, Any]] = []
+    for scope in scopes:
+        out_json = work / f"inference-{workload}-{scope}.json"
+        log_path = work / f"inference-{workload}-{scope}.log"
+        argv = worker_args(scope, batch_sizes, decode_tokens, trials, warmup, workload, out_json)
+        status = run_variant(scope, argv, log_path, timeout_s)
+        if status["ok"] and out_json.exists():
+            data = json.loads(out_json.read_text())
+            data["capture"]["capture_s_from_log"] = capture_from_log(log_path)
+            data["log_path"] = str(log_path)
+            raw[scope] = data
+        else:
+            failures.append(status)
+        print(f"[bench inference] {scope}: {'ok' if status['ok'] else status['error_class']} ({log_path})",
+              file=sys.stderr)
+    if "none" not in raw:
+        raise_msg = failures[0] if failures else {"error_class": "no output", "evidence": ""}
+        print(f"bench --mode inference: the eager baseline failed: {raise_msg['error_class']}: "
+              f"{raise_msg.get('evidence')}", file=sys.stderr)
+        return EXIT_FINDINGS
+    date = _get(args, "date", _dt.date.today().isoformat())
+    result = assemble(raw, failures, date)
+    paths = write_outputs(result, out_dir)
+    if getattr(args, "json", False):
+        summary = {k: result[k] for k in ("kind", "date", "env", "all_graphed_tokens_match_eager",
+                                          "speedup_falloff_below_2x", "failures")}
+        summary["variants"] = [{k: v.get(k) for k in ("name", "decode_step_ms", "tokens_per_s", "speedup_vs_eager",
+                                                       "tokens_match_eager", "graphs_count", "capture_s")}
+                               for v in result["variants"]]
+        summary["artifacts"] = paths
+        print(json.dumps(summary, indent=1, default=str))
+    else:
+        print(render_markdown(result))
+        print("wrote " + ", ".join(paths.values()))
+    ok = not failures and result["all_graphed_tokens_match_eager"]
+    return EXIT_OK if ok else EXIT_FINDINGS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options ``bench --mode inference`` passes; also used by ``python -m`` of this module."""
+    parser.add_argument("--batch-sizes", default="1,2,4,8")
+    parser.add_argument("--decode-tokens", type=int, default=64)
+    parser.add_argument("--inference-scope", default="none,layer,block")
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=None, help="unused in inference mode")
+    parser.add_argument("--workload", default="tiny-gpt")
+    parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument("--mcore-version", default=None)
+    parser.add_argument("--timeout-s", type=float, default=540)
+    parser.add_argument("--date", default=None)
+    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--json", action="store_true")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from skill_tools.errors import SkillToolsError
+
+    parser = argparse.ArgumentParser(prog="python -m skill_tools.harness.inference_runner",
+                                     description="eager vs layer- vs block-scoped inference CUDA graphs")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_inference_bench(args)
+    except SkillToolsError as exc:
+        print(f"bench --mode inference: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
