@@ -1,0 +1,1 @@
+"""Config model, era API, readers and renderers (no torch/megatron imports here)."""
