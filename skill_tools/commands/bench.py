@@ -1,0 +1,152 @@
+"""`skill-tools bench`: eager-vs-graph measurements on megatron-core proxies (GPU), or the
+Bridge ``scripts/performance/run_script.py`` command pair (no GPU needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from skill_tools.errors import EXIT_OK, InputError
+
+SIZES = ("tiny", "small", "medium", "large")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=("training", "inference"), default="training",
+                        help="training step graphs (default) or inference decode graphs")
+    parser.add_argument("--workload", choices=("dense", "moe", "moe_droppad"), default="dense",
+                        help="proxy: dense GPT, dropless MoE GPT, or drop-and-pad MoE GPT (default: dense)")
+    parser.add_argument("--size", choices=SIZES, default="tiny",
+                        help="tiny is launch-bound (4 layers, hidden 512, seq 256); large is compute-bound")
+    parser.add_argument("--impl", choices=("none", "full_iteration", "local", "transformer_engine"),
+                        help="one graph implementation to compare with eager (default: the workload's set)")
+    parser.add_argument("--scope", help="comma-separated modules for --impl transformer_engine, e.g. attn,mlp")
+    parser.add_argument("--optimizer-graph", action="store_true", help="also graph the optimizer step")
+    parser.add_argument("--variants", help="comma-separated named variants (see --list-variants)")
+    parser.add_argument("--list-variants", action="store_true", help="print the named variants and exit")
+    parser.add_argument("--config", type=Path, help="a config (Bridge YAML, Python recipe, ...) to map onto the proxy")
+    parser.add_argument("--layer-spec", choices=("te", "local"), default="te", help="TE or local layer spec")
+    parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
+    parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
+    parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
+    parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) per variant (torchrun)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds before a variant counts as hung")
+    parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
+    parser.add_argument("--name", help="results file stem (default: <date>-training-<workload>-<size>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--bridge-cmd", action="store_true",
+                        help="print the Bridge scripts/performance/run_script.py command pair and exit")
+    parser.add_argument("--model-family", default="llama", help="for --bridge-cmd: -m/--model_family_name")
+    parser.add_argument("--model-recipe", default="llama3_8b", help="for --bridge-cmd: -mr/--model_recipe_name")
+    parser.add_argument("--gpu-name", default="h100", help="for --bridge-cmd: -g/--gpu")
+    parser.add_argument("--num-gpus", type=int, default=8, help="for --bridge-cmd: -ng/--num_gpus")
+    # inference pass-through (read by skill_tools.harness.inference_runner)
+    parser.add_argument("--batch-sizes", default="1,2,4,8", help="inference: decode batch sizes")
+    parser.add_argument("--decode-tokens", type=int, default=64, help="inference: tokens decoded per request")
+    parser.add_argument("--inference-scope", default="none,layer,block",
+                        help="inference: inference_cuda_graph_scope values to compare")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _variant_specs(args: argparse.Namespace):
+    from skill_tools.harness.spec import (
+        DEFAULT_VARIANTS, VariantSpec, named_variant, proxy_notes, spec_from_config, spec_from_intent,
+    )
+    from skill_tools.config.era import GraphIntent
+
+    common = dict(workload=args.workload, size=args.size, steps=args.steps, warmup_steps=args.warmup,
+                  nproc=args.nproc, layer_spec=args.layer_spec)
+    notes: list[str] = []
+    user_cfg = None
+    if args.config is not None:
+        from skill_tools.config.readers import read_path
+
+        user_cfg = read_path(args.config)
+        notes = proxy_notes(user_cfg)
+        plan = {k: v for k, v in common.items() if k not in ("workload", "size")}
+        chosen = [spec_from_config(user_cfg, workload=args.workload, size=args.size, **plan)]
+    elif args.impl is not None:
+        modules = tuple(m.strip() for m in (args.scope or "").split(",") if m.strip())
+        if modules and args.impl != "transformer_engine":
+            raise InputError("--scope", f"--scope applies to --impl transformer_engine, not {args.impl}",
+                             hint="drop --scope, or use --impl transformer_engine")
+        plan = {k: v for k, v in common.items() if k not in ("workload", "size", "warmup_steps")}
+        chosen = [spec_from_intent(GraphIntent(impl=args.impl, modules=modules, warmup_steps=args.warmup),
+                                   workload=args.workload, size=args.size,
+                                   optimizer_graph=args.optimizer_graph, **plan)]
+    else:
+        names = [n.strip() for n in (args.variants or "").split(",") if n.strip()] or list(
+            DEFAULT_VARIANTS[args.workload])
+        chosen = [named_variant(n, **common) for n in names]
+        from skill_tools.harness.spec import proxy_problem
+
+        for s in chosen:
+            problem = proxy_problem(s.impl, s.modules, s.workload)
+            if problem:
+                raise InputError("--variants", f"{s.name} cannot run on the {s.workload} proxy: {problem.reason}",
+                                 hint=problem.hint)
+    specs = [s for s in chosen if s.name != "eager"]
+    eager = VariantSpec(name="eager", **common)
+    return [eager, *specs], user_cfg, notes
+
+
+def _bridge_cmd(args: argparse.Namespace) -> int:
+    from skill_tools.harness.bridge_cmd import bridge_command_pair
+
+    pair = bridge_command_pair(args)
+    if args.json:
+        print(json.dumps(pair, indent=2))
+    else:
+        print("# eager")
+        print(" ".join(shlex.quote(x) for x in pair["eager"]))
+        print(f"# graph ({pair['graph_label']})")
+        print(" ".join(shlex.quote(x) for x in pair["graph"]))
+        for note in pair.get("notes", []):
+            print(f"# note: {note}")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.mode == "inference":
+        from skill_tools.harness.inference_runner import run_inference_bench
+
+        return run_inference_bench(args)
+    if args.list_variants:
+        from skill_tools.harness.spec import DEFAULT_VARIANTS, NAMED
+
+        rows = {n: {"impl": i, "modules": list(m), "optimizer_graph": o} for n, (i, m, o) in NAMED.items()}
+        print(json.dumps({"variants": rows, "defaults": DEFAULT_VARIANTS}, indent=2) if args.json
+              else "\n".join(f"{n:36s} impl={r['impl']} modules={','.join(r['modules']) or '-'}"
+                             f"{' +optimizer graph' if r['optimizer_graph'] else ''}" for n, r in rows.items()))
+        return EXIT_OK
+    if args.bridge_cmd:
+        return _bridge_cmd(args)
+    for name, value in (("--steps", args.steps), ("--trials", args.trials), ("--nproc", args.nproc),
+                        ("--warmup", args.warmup)):
+        if value < 1:
+            raise InputError(name, f"must be at least 1, got {value}")
+
+    from skill_tools.harness.runner import require_gpu, run_variants
+    from skill_tools.harness.spec import refuse_illegal
+
+    specs, user_cfg, notes = _variant_specs(args)
+    refuse_illegal(specs, user_cfg)  # before any GPU time
+    require_gpu()
+    doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
+                       progress=not args.no_progress)
+    if notes:
+        doc["notes"] = notes
+    from skill_tools.harness.report import markdown, write_outputs
+
+    stem = args.name or f"{doc['date']}-training-{args.workload}-{args.size}"
+    paths = write_outputs(doc, args.out, stem)
+    if args.json:
+        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
+    else:
+        print(markdown(doc))
+        print(f"results: {paths['json']}", file=sys.stderr)
+    failed = [v["name"] for v in doc["variants"] if v["error_class"]]
+    return 1 if failed else EXIT_OK

@@ -1,0 +1,132 @@
+"""Markdown table and PNG plot of a results file.
+
+Rendered from the results JSON alone, so a plot can be drawn on any machine after the
+numbers come back from the GPU host. matplotlib is optional: without it the PNG is skipped
+with a clear message, the table is still written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skill_tools.harness.results import write_results
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _speedup(v: dict[str, Any]) -> str:
+    s = v.get("speedup_vs_eager")
+    if not s:
+        return "–"
+    return f"{s['point']:.2f}× [{s['ci95_low']:.2f}, {s['ci95_high']:.2f}]"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    env = doc.get("env", {})
+    wl = doc.get("workload", {})
+    lines = [
+        f"# {doc.get('kind', 'training').capitalize()} benchmark: {wl.get('workload', '?')} proxy, "
+        f"size {wl.get('size', '?')} ({doc.get('date')})",
+        "",
+        f"GPU {env.get('gpu')} · driver {env.get('driver')} · torch {env.get('torch')} · CUDA {env.get('cuda')} · "
+        f"megatron-core {env.get('megatron_core')} · Transformer Engine {env.get('transformer_engine')}",
+        "",
+        f"{wl.get('steps', '?')} measured steps × {wl.get('trials', '?')} interleaved trials per variant; "
+        f"warmup and capture excluded; median with bootstrap 95% CI.",
+        "",
+        "| variant | captured | replayed | graphs | step ms (median [95% CI]) | speedup vs eager [95% CI] "
+        "| max abs Δloss | kernel ms/step | GPU busy | mem alloc MB before→after capture | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for v in doc.get("variants", []):
+        sm = v.get("step_ms")
+        step = f"{sm['median']:.3f} [{sm['ci95_low']:.3f}, {sm['ci95_high']:.3f}]" if sm else "–"
+        mem = v.get("memory") or {}
+        memtxt = (f"{mem.get('max_allocated_before_capture_mb', 0):.0f}→{mem.get('max_allocated_after_capture_mb', 0):.0f}"
+                  if mem else "–")
+        graphed = v.get("impl") != "none" or v.get("optimizer_graph")
+        delta = v.get("loss_max_abs_delta")
+        lines.append(
+            f"| {v['name']} | {'yes' if v.get('captured') else ('–' if not graphed else 'no')} "
+            f"| {'yes' if v.get('replayed') else ('–' if not graphed else 'no')} | {v.get('graphs_count', 0)} "
+            f"| {step} | {_speedup(v)} | {'–' if delta is None else f'{delta:.2e}'} "
+            f"| {_fmt(v.get('kernel_ms_per_step'), 3)} "
+            f"| {'–' if v.get('gpu_busy_fraction') is None else f'{100 * v['gpu_busy_fraction']:.0f}%'} "
+            f"| {memtxt} | {v.get('error_class') or ''} |"
+        )
+    failures = [v for v in doc.get("variants", []) if v.get("error_class")]
+    if failures:
+        lines += ["", "Failures:"]
+        lines += [f"- **{v['name']}**: `{v['error_class']}` — {v.get('evidence') or ''}" for v in failures]
+    for note in doc.get("notes", []):
+        lines.append(f"- note: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def plot(doc: dict[str, Any], path: Path) -> Path | None:
+    """Box plot of per-step times (eager vs each variant). None, with a message, without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        import sys
+
+        print("skill-tools: matplotlib is not installed; skipped the step-time plot "
+              "(pip install matplotlib, then: python -m skill_tools.harness.report RESULTS.json)", file=sys.stderr)
+        return None
+    variants = [v for v in doc.get("variants", []) if v.get("raw_step_ms")]
+    if not variants:
+        return None
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(variants)), 4.2))
+    data = [v["raw_step_ms"] for v in variants]
+    ax.boxplot(data, showfliers=True)
+    ax.set_xticks(range(1, len(variants) + 1))
+    ax.set_xticklabels([v["name"] for v in variants], rotation=20, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("step time (ms, log scale)")
+    for i, v in enumerate(variants, start=1):
+        if v.get("kernel_ms_per_step"):
+            ax.plot([i - 0.35, i + 0.35], [v["kernel_ms_per_step"]] * 2, color="tab:red", lw=1, ls="--")
+    env, wl = doc.get("env", {}), doc.get("workload", {})
+    ax.set_title(f"{wl.get('workload')} proxy ({wl.get('size')}) on {env.get('gpu')}: step times; "
+                 f"dashed = kernel time/step", fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_outputs(doc: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Path | None]:
+    """<stem>.json, <stem>.md and <stem>.png (when matplotlib exists) under ``out_dir``."""
+    out_dir = Path(out_dir)
+    json_path = write_results(doc, out_dir / f"{stem}.json")
+    md_path = out_dir / f"{stem}.md"
+    md_path.write_text(markdown(doc))
+    png = plot(doc, out_dir / f"{stem}.png")
+    return {"json": json_path, "md": md_path, "png": png}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m skill_tools.harness.report RESULTS.json``: re-render the table and plot."""
+    import argparse
+
+    from skill_tools.harness.results import load_results
+
+    p = argparse.ArgumentParser(prog="python -m skill_tools.harness.report")
+    p.add_argument("results", type=Path)
+    a = p.parse_args(argv)
+    doc = load_results(a.results)
+    a.results.with_suffix(".md").write_text(markdown(doc))
+    plot(doc, a.results.with_suffix(".png"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

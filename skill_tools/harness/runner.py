@@ -1,0 +1,205 @@
+"""CLI-process side of the harness: one isolated worker process per variant and trial.
+
+Trials are interleaved (eager, v1, v2, eager, v1, v2, ...) inside one invocation: host
+overhead drifts between invocations (an eager median moved 15.7 -> 19.5 ms between two
+calls on the same H200), so only variants measured side by side are compared.
+Also the agreed API for the evals: :func:`execute_config`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.errors import NoGpuError
+from skill_tools.harness.isolation import run_isolated
+from skill_tools.harness.results import LOSS_TOLERANCE, build_results
+from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config, with_plan
+
+WORKER_MODULE = "skill_tools.harness.worker"
+
+#: Environment of every worker: one hardware queue (what MCore's CUDA-graph tests set) and
+#: deterministic TE attention, so eager and graphed losses are comparable step by step.
+WORKER_ENV = {
+    "CUDA_DEVICE_MAX_CONNECTIONS": "1",
+    "NVTE_ALLOW_NONDETERMINISTIC_ALGO": "0",
+    "PYTHONUNBUFFERED": "1",
+    "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1",
+}
+
+
+def require_gpu() -> str:
+    """The GPU list from ``nvidia-smi -L``; NoGpuError (exit 2) without one. No torch import."""
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+            if out.returncode == 0 and "GPU" in out.stdout:
+                return out.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    raise NoGpuError("no CUDA GPU on this machine (nvidia-smi finds none); bench and precheck run "
+                     "proxies on a GPU: run them on a GPU host, or print the Bridge commands with --bridge-cmd")
+
+
+class Progress:
+    """A one-line progress bar on stderr (silent when disabled)."""
+
+    def __init__(self, total: int, enabled: bool = True, stream=None):
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.stream = stream or sys.stderr
+        self.start = time.monotonic()
+
+    def show(self, label: str) -> None:
+        if not self.enabled:
+            return
+        width = 24
+        filled = int(width * self.done / max(self.total, 1))
+        elapsed = time.monotonic() - self.start
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                          f"{elapsed:6.1f}s {label[:48]:<48}")
+        self.stream.flush()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        self.show(label)
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float,
+            env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One isolated worker run -> {"trial", "isolation": {...}, "worker": {...} | None}."""
+    slug = spec.name.replace(":", "_").replace("+", "-")
+    spec_path = out_dir / "specs" / f"{slug}.json"
+    spec_path.parent.mkdir(parents=True, exist_ok=True)
+    spec_path.write_text(spec.to_json())
+    result_path = out_dir / "raw" / f"{slug}-t{trial}.json"
+    result_path.unlink(missing_ok=True)
+    iso = run_isolated(WORKER_MODULE, ["--spec", f"@{spec_path}", "--out", str(result_path)],
+                       nproc=spec.nproc, timeout_s=timeout_s, env={**WORKER_ENV, **(env or {})},
+                       log_path=out_dir / "logs" / f"{slug}-t{trial}.log")
+    worker = None
+    if result_path.exists():
+        try:
+            worker = json.loads(result_path.read_text())
+        except json.JSONDecodeError:
+            worker = None
+    iso_d = iso.to_dict()
+    if iso.ok and (worker is None or not worker.get("ok")):
+        iso_d["error_class"] = "no_result" if worker is None else "worker_error"
+        iso_d["evidence"] = (worker or {}).get("exception") or "worker exited 0 without a result file"
+    return {"trial": trial, "isolation": iso_d, "worker": worker}
+
+
+def run_variants(specs: list[VariantSpec], *, trials: int, out_dir: Path, timeout_s: float = 300,
+                 progress: bool = True, workload: dict[str, Any] | None = None,
+                 run: Callable[..., dict[str, Any]] = run_one) -> dict[str, Any]:
+    """Run every spec ``trials`` times, interleaved; a variant that fails is not retried."""
+    out_dir = Path(out_dir)
+    bar = Progress(len(specs) * trials, enabled=progress)
+    by_name: dict[str, list[dict[str, Any]]] = {s.name: [] for s in specs}
+    failed: set[str] = set()
+    for t in range(trials):
+        for spec in specs:
+            if spec.name in failed:
+                bar.step(f"{spec.name} skipped (failed)")
+                continue
+            bar.show(f"{spec.name} trial {t + 1}/{trials}")
+            outcome = run(spec, t, out_dir, timeout_s)
+            by_name[spec.name].append(outcome)
+            if outcome["isolation"].get("error_class"):
+                failed.add(spec.name)
+            bar.step(f"{spec.name} trial {t + 1}: " + (outcome["isolation"].get("error_class") or "ok"))
+    bar.close()
+    base = specs[0]
+    wl = workload or {
+        "workload": base.workload, "size": base.size, "shape": base.shape.__dict__ | {
+            "ffn_hidden_size": base.shape.ffn_hidden_size}, "steps": base.steps, "trials": trials,
+        "warmup_steps": base.warmup_steps, "settle_steps": base.settle_steps, "nproc": base.nproc,
+        "layer_spec": base.layer_spec, "precision": "bf16", "optimizer": "adam (MCore, Float16OptimizerWithFloat16Params)",
+        "ddp": "MCore DistributedDataParallel", "micro_batch_size": base.micro_batch_size,
+        "num_microbatches": base.num_microbatches, "order": "interleaved by trial",
+    }
+    return build_results([s.to_dict() for s in specs], by_name, workload=wl)
+
+
+# --------------------------------------------------------------------------------------------
+# Agreed API for the evals: execute one config for real
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ExecutionResult:
+    """Did a config capture, replay and keep the loss of eager on the proxy."""
+
+    captured: bool
+    replayed: bool
+    loss_ok: bool
+    error_class: str | None
+    evidence: str | None
+    variant: str = ""
+    speedup: float | None = None
+    loss_max_abs_delta: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "captured": self.captured, "replayed": self.replayed, "loss_ok": self.loss_ok,
+            "error_class": self.error_class, "evidence": self.evidence, "variant": self.variant,
+            "speedup": self.speedup, "loss_max_abs_delta": self.loss_max_abs_delta, "details": self.details,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ExecutionResult":
+        return cls(**{k: d.get(k) for k in ("captured", "replayed", "loss_ok", "error_class", "evidence",
+                                             "variant", "speedup", "loss_max_abs_delta")},
+                   details=d.get("details") or {})
+
+
+def execute_config(cfg: CanonicalConfig, *, workload: str = "dense", size: str = "tiny", steps: int = 20,
+                   timeout_s: float = 300, cache_dir: Path | None = None) -> ExecutionResult:
+    """Run ``cfg``'s graph settings on the proxy next to eager; cached by the variant's hash.
+
+    Raises InputError when the config cannot run on the proxy or the validator refuses it,
+    NoGpuError without a GPU (cache hits are answered without one).
+    """
+    spec = with_plan(spec_from_config(cfg, workload=workload, size=size), steps=steps, profile_steps=0)
+    eager = VariantSpec(name="eager", workload=spec.workload, size=spec.size, steps=steps, profile_steps=0,
+                        warmup_steps=spec.warmup_steps, settle_steps=spec.settle_steps)
+    refuse_illegal([spec], cfg)
+    cache_file = Path(cache_dir) / f"execute-{spec.digest()}.json" if cache_dir else None
+    if cache_file is not None and cache_file.exists():
+        return ExecutionResult.from_dict(json.loads(cache_file.read_text()))
+    require_gpu()
+    out_dir = Path(cache_dir or ".") / f"execute-{spec.digest()}"
+    doc = run_variants([eager, spec] if spec.graphed else [spec], trials=1, out_dir=out_dir,
+                       timeout_s=timeout_s, progress=False)
+    v = doc["variants"][-1]
+    result = ExecutionResult(
+        captured=bool(v["captured"]) if spec.graphed else False,
+        replayed=bool(v["replayed"]) if spec.graphed else False,
+        loss_ok=bool(v.get("loss_ok")) if spec.graphed else v["error_class"] is None,
+        error_class=v["error_class"],
+        evidence=v["evidence"],
+        variant=spec.name,
+        speedup=(v.get("speedup_vs_eager") or {}).get("point"),
+        loss_max_abs_delta=v.get("loss_max_abs_delta"),
+        details={"graphs_count": v["graphs_count"], "graph_records": v.get("graph_records"),
+                 "step_ms": v.get("step_ms"), "loss_tolerance": LOSS_TOLERANCE, "spec": spec.to_dict(),
+                 "env": doc["env"]},
+    )
+    if cache_file is not None:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(result.to_dict(), indent=1))
+    return result
