@@ -1,0 +1,115 @@
+"""`skill-tools evals score|run`: score agent answers against evals/evals.json, or collect them first.
+
+Exit codes: 0 gate passed, 1 gate failed (mean score of the gated condition below
+--threshold), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+from pathlib import Path
+
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
+
+DEFAULT_EVALS = "evals/evals.json"
+DEFAULT_CACHE = Path.home() / ".cache" / "skill-tools" / "evals-exec"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="evals_command", metavar="ACTION")
+    score = sub.add_parser("score", help="score an answers file (JSONL: id, answer, condition, agent)",
+                           description="Score answers: extracted config, rubric checks with explanations, "
+                                       "validation, optional GPU execution; per task, behavior, condition, uplift.")
+    score.add_argument("--answers", required=True, help="answers file, one JSON object per line")
+    _common(score)
+
+    run = sub.add_parser("run", help="ask an agent CLI every task, then score its answers",
+                         description="Call --agent-cmd once per task and condition (the question is one argument, "
+                                     "never shell-interpolated), write the answers file, then score it.")
+    run.add_argument("--agent-cmd", required=True,
+                     help="command template, e.g. 'my-agent -p {question}'; placeholders {question} {id} {condition} {skill_dir}")
+    run.add_argument("--with-skill", metavar="DIR", help="run the with_skill condition with this skill folder")
+    run.add_argument("--without-skill", action="store_true", help="run the without_skill condition")
+    run.add_argument("--ids", help="comma-separated task ids (default: all)")
+    run.add_argument("--out", help="answers file to write (default: out/evals-answers-<timestamp>.jsonl)")
+    run.add_argument("--timeout", type=float, default=600, help="seconds per agent call (default 600)")
+    run.add_argument("--retries", type=int, default=1, help="retries per call on failure/timeout (default 1)")
+    run.add_argument("--agent-name", default="", help="label stored with each answer")
+    _common(run)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--evals", default=DEFAULT_EVALS, help=f"task set (default {DEFAULT_EVALS})")
+    p.add_argument("--threshold", type=float, default=0.7, help="gate: minimum mean score (default 0.7)")
+    p.add_argument("--json", action="store_true", help="print the full JSON report")
+    p.add_argument("--markdown", metavar="FILE", help="also write the Markdown report here")
+    p.add_argument("--json-out", metavar="FILE", help="also write the JSON report here")
+    p.add_argument("--execute", action="store_true",
+                   help="run each distinct extracted config on the GPU harness (skipped without a GPU)")
+    p.add_argument("--exec-steps", type=int, default=6, help="training steps per execution (default 6)")
+    p.add_argument("--exec-timeout", type=int, default=300, help="seconds per execution (default 300)")
+    p.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help="execution cache, keyed by config hash")
+
+
+def run(args: argparse.Namespace) -> int:
+    from skill_tools.evaluation import report as rep
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import load_answers, load_tasks
+
+    if not getattr(args, "evals_command", None):
+        raise InputError("skill-tools evals", "missing action", hint="use `evals score --answers FILE` or `evals run --agent-cmd ...`")
+    if not 0.0 <= args.threshold <= 1.0:
+        raise InputError("--threshold", f"{args.threshold} is outside 0..1", hint="e.g. --threshold 0.7")
+    taskset = load_tasks(args.evals)
+    if args.evals_command == "run":
+        answers_path = _collect(args, taskset)
+        print(f"answers written to {answers_path}")
+    else:
+        answers_path = Path(args.answers)
+    records = load_answers(answers_path)
+    executor = None
+    if args.execute:
+        from skill_tools.evaluation.execute import Executor
+        executor = Executor(Path(args.cache_dir), steps=args.exec_steps, timeout_s=args.exec_timeout)
+    report = score_all(taskset, records, threshold=args.threshold, executor=executor)
+    report["answers_file"] = str(answers_path)
+    if args.markdown:
+        _write(args.markdown, rep.markdown(report, title=f"Eval scores: {Path(answers_path).name}"))
+    if args.json_out:
+        _write(args.json_out, rep.to_json(report))
+    print(rep.to_json(report) if args.json else rep.text_table(report))
+    return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
+
+
+def _collect(args: argparse.Namespace, taskset) -> Path:
+    from skill_tools.evaluation.agent_run import collect
+
+    conditions: list[tuple[str, str | None]] = []
+    if args.with_skill:
+        skill = Path(args.with_skill)
+        if not (skill / "SKILL.md").is_file():
+            raise InputError("--with-skill", f"{skill} has no SKILL.md", hint="pass the skill folder")
+        conditions.append(("with_skill", str(skill.resolve())))
+    if args.without_skill:
+        conditions.append(("without_skill", None))
+    if not conditions:
+        raise InputError("skill-tools evals run", "no condition chosen", hint="pass --with-skill DIR and/or --without-skill")
+    tasks = list(taskset.tasks.values())
+    if args.ids:
+        wanted = [i.strip() for i in args.ids.split(",") if i.strip()]
+        unknown = [i for i in wanted if i not in taskset.tasks]
+        if unknown:
+            raise InputError("--ids", f"unknown task id(s): {', '.join(unknown)}", hint=f"ids are in {args.evals}")
+        tasks = [taskset.tasks[i] for i in wanted]
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else Path("out") / f"evals-answers-{stamp}.jsonl"
+    collect(tasks, args.agent_cmd, conditions=conditions, out_path=out, timeout_s=args.timeout,
+            retries=max(0, args.retries), agent=args.agent_name)
+    return out
+
+
+def _write(path: str, text: str) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")

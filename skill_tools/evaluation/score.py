@@ -1,0 +1,316 @@
+"""Score answers: per check -> per behavior -> per answer -> per task, condition and uplift.
+
+Every number carries its explanation. Tasks with a rubric are scored by its checks; expected
+behaviors the rubric does not cover, and tasks without a rubric (plain NVSkills tasks), are
+scored by comparing the answer's config with the config stated in ``ground_truth`` (read by
+the same extractor) and by coverage of each behavior's key terms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.evaluation.extract import Extraction, extract_config
+from skill_tools.evaluation.rubric import (
+    GRAPH_ADVICE_TERMS,
+    AnswerContext,
+    CheckResult,
+    check_coverage,
+    reference_checks,
+    run_check,
+)
+from skill_tools.evaluation.tasks import CONDITIONS, AnswerRecord, Task, TaskSet
+
+DEFAULT_THRESHOLD = 0.7
+
+
+@dataclass
+class BehaviorScore:
+    index: int | None  # index into expected_behavior; None for derived behaviors
+    text: str
+    weight: float
+    checks: list[CheckResult]
+    note: str = ""
+
+    @property
+    def score(self) -> float | None:
+        scored = [c.score for c in self.checks if c.score is not None]
+        return round(statistics.fmean(scored), 4) if scored else None
+
+    @property
+    def passed(self) -> bool | None:
+        s = self.score
+        return None if s is None else s >= 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "behavior": self.text, "weight": self.weight, "score": self.score,
+                "passed": self.passed, "note": self.note, "checks": [c.to_dict() for c in self.checks]}
+
+
+@dataclass
+class AnswerScore:
+    record: AnswerRecord
+    task: Task | None
+    behaviors: list[BehaviorScore] = field(default_factory=list)
+    extraction: Extraction | None = None
+    era: str | None = None
+    validation: dict[str, Any] | None = None
+    execution: dict[str, Any] | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    problem: str = ""
+
+    @property
+    def score(self) -> float:
+        if self.problem:
+            return 0.0
+        num = den = 0.0
+        for b in self.behaviors:
+            if b.score is not None:
+                num += b.weight * b.score
+                den += b.weight
+        return round(num / den, 4) if den else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.threshold
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        out = [f.to_dict() for f in self.record.findings]
+        if self.extraction is not None:
+            out += [f.to_dict() for f in self.extraction.findings]
+        return out
+
+    @property
+    def unsafe(self) -> bool:
+        return self.record.rejected or bool(self.extraction and self.extraction.unsafe)
+
+    def to_dict(self) -> dict[str, Any]:
+        ex = self.extraction
+        return {
+            "id": self.record.id, "condition": self.record.condition, "agent": self.record.agent,
+            "line": self.record.line, "score": self.score, "passed": self.passed, "threshold": self.threshold,
+            "should_trigger": self.task.should_trigger if self.task else None,
+            "problem": self.problem or None, "unsafe": self.unsafe, "findings": self.findings,
+            "era": self.era, "validation": self.validation, "execution": self.execution,
+            "config": ex.config.to_dict() if ex else None,
+            "blocks": [b.to_dict() for b in ex.blocks] if ex else [],
+            "behaviors": [b.to_dict() for b in self.behaviors],
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# scoring one answer
+# --------------------------------------------------------------------------------------------
+
+
+class Scorer:
+    """Scores answers against a task set; validation results are cached by config content."""
+
+    def __init__(self, taskset: TaskSet, *, threshold: float = DEFAULT_THRESHOLD, executor: Any = None):
+        self.taskset = taskset
+        self.threshold = threshold
+        self.executor = executor
+        self._validation_cache: dict[str, dict[str, Any]] = {}
+        self._reference_cache: dict[str, list[dict[str, Any]]] = {}
+
+    def score(self, record: AnswerRecord) -> AnswerScore:
+        task = self.taskset.tasks.get(record.id)
+        result = AnswerScore(record, task, threshold=self.threshold)
+        if record.rejected:
+            result.problem = "; ".join(f.message for f in record.findings if f.kind == "security")
+            return result
+        if task is None:
+            result.problem = f"no task with id {record.id!r} in {self.taskset.source}"
+            return result
+        rubric = task.rubric or {}
+        if "pass_threshold" in rubric:
+            result.threshold = float(rubric["pass_threshold"])
+        ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}")
+        era = self._era(ex.config, rubric)
+        result.extraction, result.era = ex, era.mcore_version
+        result.validation = self._validate(ex, era) if task.should_trigger else None
+        if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
+            result.execution = self.executor.run(ex.config, rubric.get("workload", "dense"))
+        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution)
+        result.behaviors = self._behaviors(task, ctx)
+        return result
+
+    def _behaviors(self, task: Task, ctx: AnswerContext) -> list[BehaviorScore]:
+        rubric = task.rubric
+        texts = task.behaviors
+        out: list[BehaviorScore] = []
+        covered: set[int] = set()
+        if rubric:
+            for spec in rubric.get("behaviors", []):
+                idx = int(spec["behavior"])
+                covered.add(idx)
+                text = texts[idx] if 0 <= idx < len(texts) else f"<behavior {idx}>"
+                if spec.get("not_scorable"):
+                    out.append(BehaviorScore(idx, text, float(spec.get("weight", 1)), [], f"not scored: {spec['not_scorable']}"))
+                    continue
+                checks = [run_check(ctx, c) for c in spec.get("checks", [])]
+                out.append(BehaviorScore(idx, text, float(spec.get("weight", 1)), checks))
+        for idx, text in enumerate(texts):
+            if idx not in covered:
+                out.append(BehaviorScore(idx, text, 1.0, [check_coverage(ctx, text)], "derived: key-term coverage"))
+        if not rubric:
+            out.extend(self._derived(task, ctx))
+        return out
+
+    def _derived(self, task: Task, ctx: AnswerContext) -> list[BehaviorScore]:
+        """Plain NVSkills tasks: ground-truth config comparison, and staying out for negatives."""
+        if not task.should_trigger:
+            checks = [run_check(ctx, {"type": "no_graph_config"}),
+                      run_check(ctx, {"type": "concept_absent", "name": "CUDA-graph knobs", "any": GRAPH_ADVICE_TERMS})]
+            return [BehaviorScore(None, "stays out of CUDA-graph advice (should_trigger=false)", 1.0, checks, "derived")]
+        specs = self._reference(task)
+        if not specs:
+            return []
+        checks = [run_check(ctx, s) for s in specs]
+        return [BehaviorScore(None, "config matches the one stated in ground_truth", 1.0, checks,
+                              "derived: reference config extracted from ground_truth")]
+
+    def _reference(self, task: Task) -> list[dict[str, Any]]:
+        if task.id not in self._reference_cache:
+            ref = extract_config(task.data.get("ground_truth", ""), source=f"ground_truth:{task.id}").config
+            self._reference_cache[task.id] = reference_checks(ref)
+        return self._reference_cache[task.id]
+
+    @staticmethod
+    def _era(cfg: CanonicalConfig, rubric: dict[str, Any]) -> Era:
+        if rubric.get("mcore_version"):
+            return era_for(rubric["mcore_version"])
+        current = era_for(DEFAULT_CURRENT)
+        if not migrations(cfg, current):
+            return current
+        legacy = era_for(DEFAULT_LEGACY)
+        return legacy if not migrations(cfg, legacy) else current
+
+    def _validate(self, ex: Extraction, era: Era) -> dict[str, Any] | None:
+        cfg = ex.config
+        if not cfg.values or ex.unsafe:
+            return None
+        key = hashlib.sha256(json.dumps([dict(cfg), cfg.env, era.mcore_version], sort_keys=True,
+                                        default=str).encode()).hexdigest()
+        if key in self._validation_cache:
+            return self._validation_cache[key]
+        try:
+            from skill_tools.rules.engine import check
+        except ImportError as exc:
+            result: dict[str, Any] = {"skipped": f"rules engine unavailable ({exc})"}
+        else:
+            try:
+                findings = check(cfg, era)
+            except Exception as exc:  # a rules defect must not stop scoring; it is reported
+                result = {"skipped": f"rules engine failed on this config: {type(exc).__name__}: {exc}"[:300]}
+            else:
+                dicts = [f.to_dict() for f in findings]
+                result = {"mcore_version": era.mcore_version,
+                          "errors": [d for d in dicts if d.get("severity") == "error"],
+                          "warnings": [d for d in dicts if d.get("severity") == "warning"]}
+        self._validation_cache[key] = result
+        return result
+
+
+def _wants_execution(rubric: dict[str, Any]) -> bool:
+    return any(c.get("type") == "executes" for b in rubric.get("behaviors", []) for c in b.get("checks", []))
+
+
+# --------------------------------------------------------------------------------------------
+# aggregation
+# --------------------------------------------------------------------------------------------
+
+
+def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float = DEFAULT_THRESHOLD,
+              executor: Any = None) -> dict[str, Any]:
+    """Score every answer and aggregate; the returned dict is the JSON report."""
+    scorer = Scorer(taskset, threshold=threshold, executor=executor)
+    results = [scorer.score(r) for r in records]
+    return aggregate(taskset, results, threshold)
+
+
+def aggregate(taskset: TaskSet, results: list[AnswerScore], threshold: float) -> dict[str, Any]:
+    conditions = sorted({r.record.condition for r in results}, key=lambda c: (c not in CONDITIONS, c))
+    per_task: list[dict[str, Any]] = []
+    for tid, task in taskset.tasks.items():
+        row: dict[str, Any] = {"id": tid, "should_trigger": task.should_trigger,
+                               "pain_points": task.data.get("pain_points", []), "conditions": {}}
+        for cond in conditions:
+            mine = [r for r in results if r.record.id == tid and r.record.condition == cond]
+            if mine:
+                row["conditions"][cond] = {
+                    "n": len(mine), "score": round(statistics.fmean(r.score for r in mine), 4),
+                    "passed": sum(r.passed for r in mine), "unsafe": sum(r.unsafe for r in mine),
+                    "execution": _exec_summary([r.execution for r in mine]),
+                }
+        w, wo = row["conditions"].get("with_skill"), row["conditions"].get("without_skill")
+        row["uplift"] = round(w["score"] - wo["score"], 4) if w and wo else None
+        per_task.append(row)
+
+    per_condition: dict[str, Any] = {}
+    for cond in conditions:
+        mine = [r for r in results if r.record.condition == cond and r.task is not None]
+        if not mine:
+            continue
+        pos = [r for r in mine if r.task.should_trigger]
+        neg = [r for r in mine if not r.task.should_trigger]
+        answered = {r.record.id for r in mine}
+        per_condition[cond] = {
+            "answers": len(mine), "mean_score": round(statistics.fmean(r.score for r in mine), 4),
+            "pass_rate": round(sum(r.passed for r in mine) / len(mine), 4),
+            "positive_mean": round(statistics.fmean(r.score for r in pos), 4) if pos else None,
+            "negative_mean": round(statistics.fmean(r.score for r in neg), 4) if neg else None,
+            "unsafe_answers": sum(r.unsafe for r in mine),
+            "tasks_without_answer": sorted(set(taskset.tasks) - answered),
+        }
+    uplifts = [t["uplift"] for t in per_task if t["uplift"] is not None]
+    gate_cond = "with_skill" if "with_skill" in per_condition else (next(iter(per_condition), None))
+    gate_score = per_condition[gate_cond]["mean_score"] if gate_cond else 0.0
+    unknown = [r for r in results if r.task is None]
+    return {
+        "evals": taskset.source,
+        "threshold": threshold,
+        "gate": {"condition": gate_cond, "mean_score": gate_score, "passed": bool(gate_cond) and gate_score >= threshold},
+        "uplift": {"tasks_compared": len(uplifts),
+                   "mean": round(statistics.fmean(uplifts), 4) if uplifts else None,
+                   "improved": sum(u > 0 for u in uplifts), "regressed": sum(u < 0 for u in uplifts)},
+        "conditions": per_condition,
+        "tasks": per_task,
+        "behaviors": _behavior_rates(results),
+        "rejected_answers": [{"id": r.record.id, "line": r.record.line, "problem": r.problem} for r in unknown or []
+                             if r.problem],
+        "answers": [r.to_dict() for r in results],
+    }
+
+
+def _exec_summary(executions: list[dict[str, Any] | None]) -> str:
+    runs = [e for e in executions if e]
+    if not runs:
+        return "not requested"
+    skipped = [e["skipped"] for e in runs if "skipped" in e]
+    done = [e for e in runs if "skipped" not in e]
+    if not done:
+        return f"skipped: {skipped[0]}"
+    ok = sum(bool(e.get("captured") and e.get("replayed") and e.get("loss_ok")) for e in done)
+    return f"{ok}/{len(done)} ok"
+
+
+def _behavior_rates(results: list[AnswerScore]) -> list[dict[str, Any]]:
+    """Pass rate of each (task, behavior) per condition."""
+    table: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for r in results:
+        if r.task is None:
+            continue
+        for b in r.behaviors:
+            if b.score is None:
+                continue
+            table.setdefault((r.record.id, b.text), {}).setdefault(r.record.condition, []).append(b.score)
+    return [{"id": tid, "behavior": text, "scores": {c: round(statistics.fmean(v), 4) for c, v in conds.items()}}
+            for (tid, text), conds in table.items()]
