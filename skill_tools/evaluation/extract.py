@@ -39,7 +39,8 @@ _LANG = {
 _COUNTER_CUE = re.compile(
     r"\b(before|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|instead of|"
     r"rather than|not this|bad|failing|fails|crash(?:es|ed)?)\b", re.I)
-_AFFIRM_CUE = re.compile(r"\b(after|new|fixed|correct|use this|recommended|instead:?)\s*:?\s*$", re.I)
+_NOT_A_CUE = re.compile(r"\b(don'?t|do not) (forget|miss)\b", re.I)
+_AFFIRM_CUE = re.compile(r"\b(after|fixed|corrected|correct|recommended|should be|becomes|new config|new spelling)\b", re.I)
 _NEGATION = re.compile(r"\b(don'?t|do not|never|avoid|instead of|rather than|not|no longer|without|remove|drop)\b", re.I)
 _DANGER_TEXT = re.compile(
     r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
@@ -217,17 +218,24 @@ def _role_from_context(lines: list[str], fence_index: int, body: str) -> str:
     """A fragment is a counterexample when the prose just above it (or its own first comment)
     introduces it as old, wrong or to be avoided."""
     context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
-    lead = context[-1] if context else ""
+    lead = context[-1].strip() if context else ""
+    if lead and not (lead.endswith(":") or len(lead) <= 60):
+        lead = ""  # only an introducing line ("Before:", "Don't do this:") sets the role
     first = body.lstrip().split("\n", 1)[0] if body.strip() else ""
     comment = first if first.lstrip().startswith(("#", "//")) else ""
-    for cue_text in (comment, lead):
-        if not cue_text:
+    for cue_text in (comment, _last_sentence(lead)):
+        if not cue_text or _NOT_A_CUE.search(cue_text):
             continue
         if _AFFIRM_CUE.search(cue_text):
             return SUGGESTED
         if _COUNTER_CUE.search(cue_text):
             return COUNTEREXAMPLE
     return SUGGESTED
+
+
+def _last_sentence(text: str) -> str:
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())
+    return parts[-1] if parts else ""
 
 
 def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
@@ -292,12 +300,14 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             tokens = shlex.split(logical, comments=True)
         except ValueError:
             tokens = logical.split()
-        env: list[str] = []
         hydra: list[str] = []
         flags: list[str] = []
         run_script = "run_script.py" in logical
         in_flags = False
-        k = 0
+        # Options before the script (torchrun --nproc-per-node ...) belong to the launcher.
+        scripts = [i for i, t in enumerate(tokens) if t.endswith(".py") and not t.startswith("-")]
+        k = scripts[-1] + 1 if scripts else 0
+        env = [t for t in tokens[:k] if _ENV_TOKEN.match(t) and not t.startswith("-")]
         while k < len(tokens):
             tok = tokens[k]
             if tok == "export" and k + 1 < len(tokens):
