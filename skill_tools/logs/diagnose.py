@@ -1,0 +1,219 @@
+"""Match log lines against the failure-signature catalog (``signatures.yaml``) -> Failures.
+
+The catalog is data; this module only knows how to match it quickly and how to report a match:
+one Failure per signature id, quoting the first matching line, counting repeats across ranks.
+
+Speed: a line is first tested against a handful of short trigger substrings taken from the
+needles themselves; only lines that contain a trigger are scanned against every needle. Because
+each trigger is a substring of its needles, the gate never hides a match.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+CATALOG_PATH = Path(__file__).with_name("signatures.yaml")
+EVIDENCE_MAX = 400
+
+# Short substrings that most needles contain. A needle without one becomes its own trigger.
+_TRIGGERS = (
+    "raph", "rror", "RNG", "NCCL", "nccl", "recompute", "Tensor inputs", "out of memory",
+    "OutOfMemory", "illegal", "capturing", "NaN in", "Inf in", "backend", "launch failure",
+    "offloading", "packing", "is_moe_layer",
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    severity: str
+    needles: tuple[str, ...]
+    regex: tuple[tuple[str, re.Pattern[str]], ...]
+    check: str | None
+    cause: str
+    fix: str
+    rule: str | None
+    pain_point: str | None
+    source: str
+
+
+@dataclass
+class Failure:
+    """A diagnosed failure: the signature that matched and the first log line that shows it."""
+
+    id: str
+    line_no: int | None
+    evidence: str
+    cause: str
+    fix: str
+    rule: str | None
+    severity: str = "error"
+    count: int = 1
+    ranks: list[int] = field(default_factory=list)
+    pain_point: str | None = None
+    source: str = ""
+    log: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "line_no": self.line_no,
+            "evidence": self.evidence,
+            "cause": self.cause,
+            "fix": self.fix,
+            "rule": self.rule,
+            "count": self.count,
+            "ranks": self.ranks,
+            "pain_point": self.pain_point,
+            "source": self.source,
+            "log": self.log,
+        }
+
+    def __str__(self) -> str:
+        where = f"line {self.line_no}" if self.line_no is not None else "derived"
+        rule = f" [rule {self.rule}]" if self.rule else ""
+        more = f" (x{self.count})" if self.count > 1 else ""
+        return (
+            f"{self.severity.upper()} {self.id}{rule} at {where}{more}:\n"
+            f"    | {self.evidence}\n    cause: {self.cause}\n    fix:   {self.fix}"
+        )
+
+
+def _signature(entry: dict[str, Any]) -> Signature:
+    regex = tuple(
+        (r["contains"], re.compile(r["pattern"])) for r in entry.get("regex") or ()
+    )
+    return Signature(
+        id=entry["id"],
+        severity=entry.get("severity", "error"),
+        needles=tuple(entry.get("needles") or ()),
+        regex=regex,
+        check=entry.get("check"),
+        cause=" ".join(str(entry["cause"]).split()),
+        fix=" ".join(str(entry["fix"]).split()),
+        rule=entry.get("rule"),
+        pain_point=entry.get("pain_point"),
+        source=" ".join(str(entry.get("source", "")).split()),
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def load_catalog(path: str | None = None) -> tuple[Signature, ...]:
+    """The signature catalog, in priority order (first match wins)."""
+    with open(path or CATALOG_PATH, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    return tuple(_signature(e) for e in data["signatures"])
+
+
+def signature(sig_id: str) -> Signature:
+    for sig in load_catalog():
+        if sig.id == sig_id:
+            return sig
+    raise KeyError(sig_id)
+
+
+def _evidence(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= EVIDENCE_MAX else text[: EVIDENCE_MAX - 3] + "..."
+
+
+def make_failure(sig: Signature, line_no: int | None, evidence: str, rank: int | None = None) -> Failure:
+    return Failure(
+        id=sig.id,
+        line_no=line_no,
+        evidence=_evidence(evidence),
+        cause=sig.cause,
+        fix=sig.fix,
+        rule=sig.rule,
+        severity=sig.severity,
+        ranks=[rank] if rank is not None else [],
+        pain_point=sig.pain_point,
+        source=sig.source,
+    )
+
+
+class Diagnoser:
+    """Streaming matcher: ``feed`` each line, read ``failures`` at the end.
+
+    Signatures with a ``check`` are not reported by ``feed`` alone: ``match`` returns them so the
+    caller (the parser, which knows whether capture happened) can decide; see ``report``.
+    """
+
+    def __init__(self, catalog: tuple[Signature, ...] | None = None):
+        self.catalog = catalog if catalog is not None else load_catalog()
+        self._by_id: dict[str, Failure] = {}
+        self._order: list[str] = []
+        needles: list[tuple[str, Signature]] = []
+        triggers: set[str] = set()
+        for sig in self.catalog:
+            for n in sig.needles:
+                needles.append((n, sig))
+                trig = next((t for t in _TRIGGERS if t in n), n)
+                triggers.add(trig)
+            for contains, _ in sig.regex:
+                trig = next((t for t in _TRIGGERS if t in contains), contains)
+                triggers.add(trig)
+        self._needles = tuple(needles)
+        self._regex = tuple((c, p, sig) for sig in self.catalog for c, p in sig.regex)
+        self._triggers = tuple(sorted(triggers))
+
+    def match(self, text: str) -> Signature | None:
+        """The first catalog signature whose needle/regex occurs in ``text``, else None."""
+        for t in self._triggers:
+            if t in text:
+                break
+        else:
+            return None
+        for needle, sig in self._needles:
+            if needle in text:
+                return sig
+        for contains, pattern, sig in self._regex:
+            if contains in text and pattern.search(text):
+                return sig
+        return None
+
+    def report(self, sig: Signature, line_no: int | None, evidence: str, rank: int | None = None) -> None:
+        """Record one occurrence; repeats of an id bump its count and rank list."""
+        f = self._by_id.get(sig.id)
+        if f is None:
+            self._by_id[sig.id] = make_failure(sig, line_no, evidence, rank)
+            self._order.append(sig.id)
+            return
+        f.count += 1
+        if rank is not None and rank not in f.ranks and len(f.ranks) < 64:
+            f.ranks.append(rank)
+
+    def feed(self, line_no: int, text: str, rank: int | None = None) -> Signature | None:
+        """Match one line; record it unless the signature needs a derived check. Returns the match."""
+        sig = self.match(text)
+        if sig is not None and sig.check is None:
+            self.report(sig, line_no, text, rank)
+        return sig
+
+    def seen(self, sig_id: str) -> bool:
+        return sig_id in self._by_id
+
+    @property
+    def failures(self) -> list[Failure]:
+        return sorted(
+            (self._by_id[i] for i in self._order),
+            key=lambda f: (f.line_no is None, f.line_no or 0),
+        )
+
+
+def diagnose_lines(lines: Iterable[str]) -> list[Failure]:
+    """Diagnose raw log lines (e.g. a subprocess's captured stdout+stderr) -> Failures.
+
+    Runs the full streaming parse so that derived checks (NaN after capture, hang after training
+    finished) agree with ``skill-tools logs``. Never raises for odd text: unknown lines are ignored.
+    """
+    from skill_tools.logs.parse import parse_lines
+
+    return parse_lines(lines, source="<lines>").failures
