@@ -50,8 +50,8 @@ def bridge_command_pair(args: argparse.Namespace) -> dict[str, Any]:
     flags, label = graph_flags(impl, scope)
     base = ["python", RUN_SCRIPT, "-m", args.model_family, "-mr", args.model_recipe,
             "-g", args.gpu_name, "-ng", str(args.num_gpus), "-c", "bf16"]
-    notes = ["run both from a Megatron-Bridge checkout with the same cluster flags; compare step times "
-             "with: skill-tools logs compare EAGER.log GRAPH.log"]
+    notes = ["run both from a Megatron-Bridge checkout with the same cluster flags, then compare the "
+             "step times the two training logs report"]
     if impl == "full_iteration":
         notes.append("full-iteration graphs need no host syncs in the step: keep "
                      "rerun_state_machine.check_for_nan_in_loss off and a dropless MoE router off")
