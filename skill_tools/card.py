@@ -188,7 +188,7 @@ def env_label(env: dict[str, Any]) -> str:
 def _is_eager(v: dict[str, Any], kind: str) -> bool:
     if kind == "inference":
         return v.get("inference_scope") in (None, "none")
-    return v.get("impl") in (None, "none")
+    return v.get("impl") in (None, "none") and not v.get("optimizer_graph")
 
 
 def _status(v: dict[str, Any], kind: str) -> str:
@@ -209,17 +209,30 @@ def _status(v: dict[str, Any], kind: str) -> str:
     return "success"
 
 
+_PEAK_GB_KEYS = ("peak_allocated_gb", "max_allocated_gb", "peak_memory_gb")
+#: The training harness (skill_tools/harness/worker.py) reports MiB after capture.
+_PEAK_MB_KEYS = ("max_allocated_after_capture_mb", "max_allocated_mb")
+
+
 def _peak_gb(v: dict[str, Any]) -> float | None:
     """Peak allocated memory in GB if the variant reports it (harness keys vary by kind)."""
-    for key in ("peak_allocated_gb", "max_allocated_gb", "peak_memory_gb"):
-        if _num(v.get(key)) is not None:
-            return _num(v[key])
-    mem = v.get("memory")
-    if isinstance(mem, dict):
-        for key in ("peak_allocated_gb", "max_allocated_gb", "peak_memory_gb"):
-            if _num(mem.get(key)) is not None:
-                return _num(mem[key])
+    for where in (v, v.get("memory")):
+        if not isinstance(where, dict):
+            continue
+        for key in _PEAK_GB_KEYS:
+            if _num(where.get(key)) is not None:
+                return _num(where[key])
+        for key in _PEAK_MB_KEYS:
+            if _num(where.get(key)) is not None:
+                return _num(where[key]) / 1024.0
     return None
+
+
+def _training_label(v: dict[str, Any]) -> str:
+    label = f"cuda_graph_impl={v.get('impl')}" + (f" modules={_modules(v)}" if _modules(v) else "")
+    if v.get("optimizer_graph"):
+        label += " optimizer_cuda_graph=True"
+    return label
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,6 +262,8 @@ def measured_results(files: list[ResultsFile]) -> list[dict[str, Any]]:
             if f.kind == "training":
                 entry["impl"] = v.get("impl") or "none"
                 entry["modules"] = _modules(v)
+                if v.get("optimizer_graph"):
+                    entry["optimizer_graph"] = True
                 med, lo, hi = _ci(v.get("step_ms"), "median")
                 entry["step_ms_median"] = _r(med)
                 entry["step_ms_ci95"] = [_r(lo), _r(hi)]
@@ -307,7 +322,7 @@ def expected_metric_change(files: list[ResultsFile]) -> list[dict[str, Any]]:
                 continue
             status = _status(v, f.kind)
             if f.kind == "training":
-                what = f"cuda_graph_impl={v.get('impl')}" + (f" modules={_modules(v)}" if _modules(v) else "")
+                what = _training_label(v)
                 metric = "step_time"
             else:
                 what = f"inference_cuda_graph_scope={v.get('inference_scope')} batch_size={v.get('batch_size')}"

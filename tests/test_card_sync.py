@@ -36,7 +36,7 @@ def test_every_measured_entry_names_its_results_file(skill: Path) -> None:
     assert [f.kind for f in files] == ["training", "inference", "evals"]
     assert skipped == []
     entries = measured_results(files)
-    assert len(entries) == 6  # 4 training + 2 inference variants; evals carry no variants
+    assert len(entries) == 7  # 5 training + 2 inference variants; evals carry no variants
     for e in entries:
         assert e["results_file"].startswith("benchmarks/results/") and (skill / e["results_file"]).is_file()
     te = next(e for e in entries if e["variant"] == "te-attn-mlp")
@@ -44,6 +44,8 @@ def test_every_measured_entry_names_its_results_file(skill: Path) -> None:
     assert te["modules"] == ["attn", "mlp"] and te["status"] == "success" and te["gpu"] == "NVIDIA H200"
     assert next(e for e in entries if e["variant"] == "local-moe")["status"] == "failed"
     assert next(e for e in entries if e["variant"] == "eager")["status"] == "baseline"
+    opt = next(e for e in entries if e["variant"] == "optimizer-graph")  # impl none, but graphed
+    assert opt["status"] == "success" and opt["optimizer_graph"] is True and opt["speedup_vs_eager"] == 1.05
 
 
 def test_expected_change_direction_follows_the_confidence_interval(skill: Path) -> None:
