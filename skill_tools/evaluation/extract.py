@@ -16,10 +16,11 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from skill_tools.config.model import CanonicalConfig, Location
+from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -41,7 +42,7 @@ _COUNTER_CUE = re.compile(
     r"rather than|not this|bad|failing|fails|crash(?:es|ed)?)\b", re.I)
 _NOT_A_CUE = re.compile(r"\b(don'?t|do not) (forget|miss)\b", re.I)
 _AFFIRM_CUE = re.compile(r"\b(after|fixed|corrected|correct|recommended|should be|becomes|new config|new spelling)\b", re.I)
-_NEGATION = re.compile(r"\b(don'?t|do not|never|avoid|instead of|rather than|not|no longer|without|remove|drop)\b", re.I)
+_NEGATION = re.compile(r"\b(don'?t|do not|never|avoid|instead of|rather than|not|no|no longer|without|remove|drop)\b", re.I)
 _DANGER_TEXT = re.compile(
     r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
     r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.", re.I)
@@ -242,8 +243,8 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if not body.strip():
         return
     if kind == "diff":
-        plus = "\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("+") and not ln.startswith("+++"))
-        minus = "\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("-") and not ln.startswith("---"))
+        plus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("+") and not ln.startswith("+++")))
+        minus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("-") and not ln.startswith("---")))
         if minus.strip():
             yield from _fenced_blocks(minus, "auto", line, COUNTEREXAMPLE)
         if plus.strip():
@@ -253,6 +254,8 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         kind = _guess_kind(body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
+    elif _DANGER_TEXT.search(body):
+        yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
     else:
         yield from _shell_blocks(body, line, role, "fenced")
 
@@ -359,11 +362,14 @@ def _prose_blocks(lines: list[str], start: int, end: int) -> Iterator[Block]:
             if key.isupper():
                 yield Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", role)
             else:
-                yield Block("hydra", f"{key}={value}", ln, "prose", role)
+                yield Block("hydra", f"{_strip_root(key)}={value}", ln, "prose", role)
 
 
 def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     code = code.strip()
+    if _DANGER_TEXT.search(code):
+        yield Block("shell", code, ln, "inline", role)  # screened and rejected
+        return
     if code.startswith("--"):
         yield from _shell_blocks(code, ln, role, "inline")
     elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
@@ -372,7 +378,15 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
         yield Block("python", code, ln, "inline", role)
     elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
         key, value = code.split("=", 1)
-        yield Block("hydra", f"{key.strip()}={value.strip()}", ln, "inline", role)
+        yield Block("hydra", f"{_strip_root(key.strip())}={value.strip()}", ln, "inline", role)
+
+
+def _strip_root(key: str) -> str:
+    """``cfg.model.x`` in prose means ``model.x``: drop a Python object root before a section."""
+    parts = key.split(".")
+    if len(parts) >= 3 and parts[0] not in SECTIONS and parts[1] in SECTIONS:
+        return ".".join(parts[1:])
+    return key
 
 
 def _negated(text: str, pos: int) -> bool:

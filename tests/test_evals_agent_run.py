@@ -1,0 +1,88 @@
+"""`evals run`: the question is one argument, never shell-interpolated; timeouts and retries."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from skill_tools.cli import main
+from skill_tools.errors import InputError
+from skill_tools.evaluation.agent_run import build_argv, call_agent, collect, parse_template
+from skill_tools.evaluation.tasks import Task
+
+REPO = Path(__file__).resolve().parent.parent
+EVALS = REPO / "evals" / "evals.json"
+
+AGENT = """import json, os, sys
+log = os.environ["AGENT_LOG"]
+with open(log, "a") as fh:
+    fh.write(json.dumps({"argv": sys.argv[1:], "skill": os.environ.get("SKILL_DIR")}) + "\\n")
+print("Profile first. Use transformer_engine with static shapes.")
+"""
+
+
+@pytest.fixture
+def agent(tmp_path, monkeypatch):
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT)
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("AGENT_LOG", str(log))
+    return script, log
+
+
+def test_question_is_one_argument_and_not_interpreted(agent, tmp_path):
+    script, log = agent
+    canary = tmp_path / "CANARY"
+    q = f"x $(touch {canary}) `touch {canary}`; touch {canary} && echo {{id}} | cat"
+    task = Task({"id": "t1", "question": q})
+    out = tmp_path / "answers.jsonl"
+    calls = collect([task], f"{sys.executable} {script} --prompt {{question}} --id {{id}}",
+                    conditions=[("with_skill", str(tmp_path)), ("without_skill", None)], out_path=out, timeout_s=30)
+    assert not canary.exists()
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert seen[0]["argv"] == ["--prompt", q, "--id", "t1"]
+    assert seen[0]["skill"] == str(tmp_path) and seen[1]["skill"] is None
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["condition"] for r in rows] == ["with_skill", "without_skill"]
+    assert all(c.error is None and "transformer_engine" in c.answer for c in calls)
+
+
+def test_skill_dir_placeholder_dropped_without_skill():
+    tokens = ["agent", "--skills", "{skill_dir}", "-p", "{question}"]
+    assert build_argv(tokens, question="q", task_id="i", condition="without_skill", skill_dir=None) == ["agent", "-p", "q"]
+    assert build_argv(tokens, question="q", task_id="i", condition="with_skill", skill_dir="/s") == ["agent", "--skills", "/s", "-p", "q"]
+    assert build_argv(["agent"], question="a b", task_id="i", condition="c", skill_dir=None) == ["agent", "a b"]
+
+
+def test_timeout_and_retries(tmp_path):
+    slow = [sys.executable, "-c", "import time; time.sleep(5)"]
+    out, attempts, error = call_agent(slow, timeout_s=0.3, retries=1)
+    assert out == "" and attempts == 2 and "timed out" in error
+    counter = tmp_path / "n"
+    flaky = [sys.executable, "-c",
+             f"import pathlib,sys; p=pathlib.Path({str(counter)!r}); n=int(p.read_text()) if p.exists() else 0; "
+             "p.write_text(str(n+1)); sys.exit(1) if n == 0 else print('ok')"]
+    out, attempts, error = call_agent(flaky, timeout_s=10, retries=2)
+    assert out.strip() == "ok" and attempts == 2 and error is None
+
+
+def test_bad_templates_are_input_errors():
+    with pytest.raises(InputError):
+        parse_template("")
+    with pytest.raises(InputError):
+        parse_template("no-such-agent-binary-xyz {question}")
+    with pytest.raises(InputError):
+        parse_template("'unbalanced")
+
+
+def test_cli_run_collects_then_scores(agent, tmp_path, capsys):
+    script, _ = agent
+    out = tmp_path / "a.jsonl"
+    rc = main(["evals", "run", "--agent-cmd", f"{sys.executable} {script} {{question}}", "--without-skill",
+               "--ids", "dense-te-scoped-bringup,neg-triton-kernel", "--out", str(out), "--evals", str(EVALS)])
+    assert rc in (0, 1)
+    assert len(out.read_text().splitlines()) == 2
+    assert "gate:" in capsys.readouterr().out
