@@ -178,3 +178,16 @@ def test_score_100_answers_fast(taskset):
     start = time.perf_counter()
     score_all(taskset, batch)
     assert time.perf_counter() - start < 10
+
+
+def test_execute_refused_config_scores_zero(taskset, tmp_path):
+    from skill_tools.errors import InputError
+
+    def refuse(cfg, **kw):
+        raise InputError("<config>", "validator refuses this config")
+
+    report = score_all(taskset, [AnswerRecord("dense-te-scoped-bringup", "with_skill", "",
+                                              f"{F}python\ncfg.model.cuda_graph_impl = 'local'\n{F}", 1)],
+                       executor=Executor(tmp_path, runner=refuse))
+    c = checks(report["answers"][0], "executes")[0]
+    assert c["score"] == 0.0 and "refused" in c["explanation"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import NoGpuError
+from skill_tools.errors import InputError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
@@ -79,6 +79,9 @@ class Executor:
         except NoGpuError as exc:
             self._skip_reason = f"no GPU on this machine ({exc})"
             return {"skipped": self._skip_reason}
+        except InputError as exc:  # the harness refuses configs that cannot run: a failed execution
+            res = {"captured": False, "replayed": False, "loss_ok": False, "error_class": "refused",
+                   "evidence": [str(exc)[:300]]}
         result = res.to_dict() if hasattr(res, "to_dict") else dict(res)
         result["config_hash"] = key
         result["workload"] = workload
