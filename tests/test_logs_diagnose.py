@@ -113,3 +113,13 @@ def test_time_limit_counts_as_teardown_hang_only_after_training_finished():
 def test_diagnose_lines_never_raises_on_odd_text():
     assert diagnose_lines(["", "\x00\x01", "\x1b[31mred\x1b[0m", "a\rb"]) == []
     assert diagnose_lines([]) == []
+
+
+def test_yaml_comments_did_not_cut_any_text():
+    """A plain YAML scalar ending at ' #123' would silently lose the issue number."""
+    for line in CATALOG_PATH.read_text().splitlines():
+        m = re.match(r"\s+(source|cause|fix|rule|pain_point): (?![>\"'])(.*)", line)
+        if m:
+            assert " #" not in m.group(2), line
+    for sig in load_catalog():
+        assert not sig.source.rstrip().endswith(("PR", "issue", ",")), (sig.id, sig.source)

@@ -28,6 +28,11 @@ _CHECKPOINT_NEEDLE = "saving checkpoint at iteration"  # training/checkpointing.
 _EVAL_NEEDLE = "validation loss at"  # training.py evaluate_and_print_results
 
 
+_COUNT_FIELDS = frozenset(
+    {"consumed_samples", "skipped_samples", "global_batch_size", "skipped_iterations", "nan_iterations"}
+)
+
+
 class Iteration:
     """One per-iteration log line (an average over the logging interval that ends here)."""
 
@@ -78,6 +83,8 @@ class Iteration:
                 continue
             if isinstance(v, float) and not math.isfinite(v):
                 v = str(v)  # JSON has no NaN/Infinity
+            elif name in _COUNT_FIELDS and isinstance(v, float) and v.is_integer():
+                v = int(v)
             elif isinstance(v, dict):
                 v = {k: (x if math.isfinite(x) else str(x)) for k, x in v.items()}
             elif isinstance(v, tuple):

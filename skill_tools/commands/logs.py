@@ -1,0 +1,178 @@
+"""`skill-tools logs A.log [B.log] [--json]`: parse, compare and diagnose training logs.
+
+One log  -> summary: format, iterations, capture, steady state, memory, failures.
+Two logs -> both summaries plus an eager-vs-graph comparison (A = eager, B = graph; swapped
+            automatically, and said so, when only A shows a capture).
+
+Exit status: 0 = parsed, nothing diagnosed; 1 = at least one failure signature matched (in
+either log, or `no-speedup` from the comparison); 2 = unreadable input (missing, empty,
+binary, corrupt gzip, or no Megatron training-log lines at all).
+
+JSON (one log): {"source", "format", "format_reason", "lines", "iterations": [...],
+"steady_state": {"median_ms", "ci95_ms", "iterations_used", ...}, "capture": {"detected",
+"iteration", "seconds", ...}, "memory", "timers", "events", "failures": [{"id", "line_no",
+"evidence", "cause", "fix", "rule", ...}], "warnings", "comparison": null}.
+JSON (two logs): {"logs": {"eager": <one-log object>, "graph": <one-log object>},
+"comparison": {"verdict", "reason", "speedup", "speedup_ci95", "loss", "memory", ...},
+"failures": [every failure, each with "log"]}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from statistics import median
+from typing import Any
+
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("logs", nargs="+", metavar="LOG", help="training log(s), plain or .gz; two = eager then graph")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--warmup", type=int, default=None, metavar="N",
+                        help="also exclude iterations <= N from steady state (default: through the capture "
+                             "iteration for graph runs, 3 for eager runs)")
+    parser.add_argument("--band", type=float, default=0.02,
+                        help="speedup below this fraction counts as neutral (default 0.02)")
+    parser.add_argument("--no-iterations", action="store_true",
+                        help="leave the per-iteration list out of --json (large logs)")
+    parser.epilog = "exit status: 0 ok, 1 failures diagnosed, 2 unreadable or not a Megatron log"
+
+
+def _timers(timers: dict[str, list[float]]) -> dict[str, Any]:
+    return {k: {"count": len(v), "median_max_ms": round(median(v), 2), "last_max_ms": v[-1]}
+            for k, v in timers.items()}
+
+
+def summarize_log(log, *, warmup: int | None, with_iterations: bool = True) -> dict[str, Any]:
+    from skill_tools.logs.steady import detect_capture, memory_summary, steady_state
+
+    steady = steady_state(log, warmup=warmup)
+    capture = detect_capture(log, steady.median_ms)
+    return {
+        "source": log.source,
+        "format": log.format,
+        "format_reason": log.format_reason,
+        "lines": log.lines,
+        "ranks": log.ranks,
+        "iterations": [it.to_dict() for it in log.iterations] if with_iterations else None,
+        "iteration_count": len(log.iterations),
+        "steady_state": steady.to_dict(),
+        "capture": capture.to_dict(),
+        "memory": memory_summary(log),
+        "timers": _timers(log.timers),
+        "events": [e.to_dict() for e in log.events if e.kind != "capture_progress"][:200],
+        "failures": [dict(f.to_dict(), log=log.source) for f in log.failures],
+        "warnings": log.warnings,
+        "comparison": None,
+    }
+
+
+def _emit(obj: Any) -> None:
+    """Print JSON; a closed pipe (``| head``) is not an error."""
+    try:
+        print(json.dumps(obj, indent=2))
+    except BrokenPipeError:
+        pass
+
+
+def _fmt_ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:,.1f} ms"
+
+
+def _print_summary(s: dict[str, Any], title: str = "") -> None:
+    head = f"{title}{s['source']}: {s['format']} ({s['iteration_count']} iteration lines, {s['lines']} lines)"
+    print(head)
+    cap = s["capture"]
+    if cap["detected"]:
+        secs = "" if cap["seconds"] is None else f", {cap['seconds']:.2f} s ({cap['seconds_source']})"
+        print(f"  capture: {cap['impl']} graph captured in iteration {cap['iteration']}{secs}")
+    else:
+        print("  capture: none detected (eager run, or graphs silently off)")
+    if cap["graphable_layers"]:
+        print("  graphable layers per rank: " + ", ".join(f"rank {r}: {n}" for r, n in cap["graphable_layers"].items()))
+    if cap["graph_memory_mib"]:
+        print("  graph memory: " + ", ".join(f"{k} {v:,.1f} MiB" for k, v in cap["graph_memory_mib"].items()))
+    for note in cap["notes"]:
+        print(f"  note: {note}")
+    st = s["steady_state"]
+    if st["median_ms"] is None:
+        print(f"  steady state: {st['reason']}")
+    else:
+        ci = st["ci95_ms"]
+        print(f"  steady state: median {_fmt_ms(st['median_ms'])} (95% CI {ci[0]:,.1f}-{ci[1]:,.1f}), "
+              f"p10 {_fmt_ms(st['p10_ms'])}, p90 {_fmt_ms(st['p90_ms'])}; {st['reason']}")
+        extra = [f"{k.replace('_', ' ')} {st[k]:,.1f}" for k in ("tflops_per_gpu", "model_tflops_per_gpu", "samples_per_s")
+                 if st[k] is not None]
+        if extra:
+            print("                " + ", ".join(extra))
+        if st["excluded"]:
+            print("  excluded: " + ", ".join(f"{n} {k}" for k, n in st["excluded"].items()))
+    mem = s["memory"]
+    if mem.get("reports"):
+        print(f"  memory: peak max allocated {mem['peak_max_allocated_mib']} MiB, peak max reserved "
+              f"{mem['peak_max_reserved_mib']} MiB over {mem['reports']} reports")
+    for w in s["warnings"]:
+        print(f"  warning: {w}")
+    for f in s["failures"]:
+        _print_failure(f)
+
+
+def _print_failure(f: dict[str, Any]) -> None:
+    where = f"line {f['line_no']}" if f["line_no"] is not None else "comparison"
+    rule = f" [validator rule {f['rule']}]" if f.get("rule") else ""
+    more = f" (x{f['count']}, ranks {f['ranks']})" if f.get("count", 1) > 1 and f.get("ranks") else ""
+    print(f"  {f['severity'].upper()} {f['id']}{rule} at {where}{more}")
+    print(f"    | {f['evidence']}")
+    print(f"    cause: {f['cause']}")
+    print(f"    fix:   {f['fix']}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from skill_tools.errors import InputError
+    from skill_tools.logs.compare import compare
+    from skill_tools.logs.parse import parse_path
+
+    if len(args.logs) > 2:
+        raise InputError(" ".join(args.logs), "give one log (summary) or two logs (eager then graph)")
+    parsed = [parse_path(p) for p in args.logs]
+    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=not args.no_iterations) for p in parsed]
+    failures = [f for s in summaries for f in s["failures"]]
+
+    if len(parsed) == 1:
+        out = summaries[0]
+        if args.json:
+            _emit(out)
+        else:
+            _print_summary(out)
+        return EXIT_FINDINGS if failures else EXIT_OK
+
+    cmp = compare(parsed[0], parsed[1], band=args.band, warmup=args.warmup)
+    eager, graph = (summaries[1], summaries[0]) if cmp.swapped else (summaries[0], summaries[1])
+    cmp_d = cmp.to_dict()
+    failures += cmp_d["failures"]
+    if args.json:
+        _emit({"logs": {"eager": eager, "graph": graph}, "comparison": cmp_d, "failures": failures})
+    else:
+        _print_summary(eager, "eager: ")
+        print()
+        _print_summary(graph, "graph: ")
+        print()
+        if cmp.swapped:
+            print("note: inputs swapped: the first log shows a capture, the second does not")
+        print(f"verdict: {cmp.verdict.upper()}: {cmp.reason}")
+        loss = cmp.loss
+        if loss.get("keys"):
+            parts = [f"{k} max |delta| {d['max_abs_delta']:.4g} (rel {d['max_rel_delta']:.2%}, it {d['at_iteration']})"
+                     for k, d in loss["keys"].items()]
+            ok = {True: "within", False: "OUTSIDE", None: "n/a"}[loss["within_tolerance"]]
+            print(f"loss over {loss['overlapping_iterations']} overlapping iterations ({ok} {loss['rtol']:.0%}): "
+                  + "; ".join(parts))
+        mem = cmp.memory
+        if "delta_max_reserved_mib" in mem:
+            print(f"memory: max reserved {mem['delta_max_reserved_mib']:+,.1f} MiB ({mem['delta_pct_max_reserved_mib']:+.1f}%), "
+                  f"max allocated {mem.get('delta_max_allocated_mib', 0):+,.1f} MiB")
+        for f in cmp_d["failures"]:
+            _print_failure(f)
+    return EXIT_FINDINGS if failures else EXIT_OK

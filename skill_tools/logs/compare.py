@@ -1,0 +1,172 @@
+"""Eager vs graph: steady-state speedup with a bootstrap CI, loss agreement, memory delta, verdict.
+
+Verdict rules (``band`` = 2% by default, the smallest difference worth acting on):
+- inconclusive: fewer than ``MIN_SAMPLES`` steady iterations in either log, either run failed,
+  no capture in the graph log, or a CI so wide that it reaches beyond the band on both sides;
+- faster: CI lower bound > 1 and point estimate >= 1 + band;
+- slower: CI upper bound < 1 and point estimate <= 1 - band;
+- neutral: otherwise (the difference is within the band or not significant).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_tools.logs.diagnose import Failure, make_failure, signature
+from skill_tools.logs.parse import ParsedLog
+from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary, steady_state
+from skill_tools.stats import ratio_ci
+
+MIN_SAMPLES = 3
+DEFAULT_BAND = 0.02
+DEFAULT_LOSS_RTOL = 0.02
+
+
+@dataclass
+class Comparison:
+    verdict: str
+    reason: str
+    speedup: float | None = None
+    speedup_ci95: tuple[float, float] | None = None
+    eager_median_ms: float | None = None
+    graph_median_ms: float | None = None
+    loss: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] = field(default_factory=dict)
+    swapped: bool = False
+    failures: list[Failure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        r = lambda v: None if v is None else round(v, 4)  # noqa: E731
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "speedup": r(self.speedup),
+            "speedup_ci95": None if self.speedup_ci95 is None else [r(x) for x in self.speedup_ci95],
+            "eager_median_ms": r(self.eager_median_ms),
+            "graph_median_ms": r(self.graph_median_ms),
+            "loss": self.loss,
+            "memory": self.memory,
+            "swapped_inputs": self.swapped,
+            "failures": [f.to_dict() for f in self.failures],
+        }
+
+
+def _loss_delta(eager: ParsedLog, graph: ParsedLog, rtol: float) -> dict[str, Any]:
+    """Max |delta| per loss key over iterations logged in both runs."""
+    a = {it.iteration: it for it in eager.iterations}
+    common = [it for it in graph.iterations if it.iteration in a]
+    if not common:
+        return {"overlapping_iterations": 0, "within_tolerance": None,
+                "note": "no iteration logged in both runs"}
+    keys: dict[str, dict[str, Any]] = {}
+    for g in common:
+        e = a[g.iteration]
+        for k, gv in g.losses.items():
+            ev = e.losses.get(k)
+            if ev is None:
+                continue
+            d = keys.setdefault(k, {"max_abs_delta": 0.0, "max_rel_delta": 0.0, "at_iteration": None,
+                                    "non_finite_in_graph_only": 0})
+            if not math.isfinite(gv) or not math.isfinite(ev):
+                if math.isfinite(ev) and not math.isfinite(gv):
+                    d["non_finite_in_graph_only"] += 1
+                continue
+            delta = abs(gv - ev)
+            rel = delta / max(abs(ev), 1e-12)
+            if delta > d["max_abs_delta"] or d["at_iteration"] is None:
+                d["max_abs_delta"], d["at_iteration"] = delta, g.iteration
+            d["max_rel_delta"] = max(d["max_rel_delta"], rel)
+    for d in keys.values():
+        d["max_abs_delta"] = round(d["max_abs_delta"], 6)
+        d["max_rel_delta"] = round(d["max_rel_delta"], 6)
+    ok = all(d["max_rel_delta"] <= rtol and not d["non_finite_in_graph_only"] for d in keys.values()) if keys else None
+    return {
+        "overlapping_iterations": len(common),
+        "range": [common[0].iteration, common[-1].iteration],
+        "keys": keys,
+        "rtol": rtol,
+        "within_tolerance": ok,
+    }
+
+
+def _memory_delta(eager: ParsedLog, graph: ParsedLog) -> dict[str, Any]:
+    me, mg = memory_summary(eager), memory_summary(graph)
+    out: dict[str, Any] = {"eager": me, "graph": mg}
+    for key in ("peak_max_allocated_mib", "peak_max_reserved_mib"):
+        e, g = me.get(key), mg.get(key)
+        if e is not None and g is not None:
+            out[key.replace("peak_", "delta_")] = round(g - e, 1)
+            out[key.replace("peak_", "delta_pct_")] = round(100.0 * (g - e) / e, 2) if e else None
+    return out
+
+
+def _errors(log: ParsedLog) -> list[Failure]:
+    return [f for f in log.failures if f.severity == "error"]
+
+
+def compare(
+    eager: ParsedLog,
+    graph: ParsedLog,
+    *,
+    band: float = DEFAULT_BAND,
+    loss_rtol: float = DEFAULT_LOSS_RTOL,
+    warmup: int | None = None,
+    seed: int = 0,
+) -> Comparison:
+    """Compare an eager baseline with a CUDA-graph run. Inputs are swapped (and said so) when
+    only the first one shows a capture."""
+    swapped = False
+    if detect_capture(eager).detected and not detect_capture(graph).detected:
+        eager, graph, swapped = graph, eager, True
+    se: SteadyState = steady_state(eager, warmup=warmup, seed=seed)
+    sg: SteadyState = steady_state(graph, warmup=warmup, seed=seed)
+    cmp = Comparison(
+        verdict="inconclusive",
+        reason="",
+        eager_median_ms=se.median_ms,
+        graph_median_ms=sg.median_ms,
+        loss=_loss_delta(eager, graph, loss_rtol),
+        memory=_memory_delta(eager, graph),
+        swapped=swapped,
+    )
+    if se.n and sg.n:
+        point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
+        cmp.speedup, cmp.speedup_ci95 = point, (lo, hi)
+    speed = (
+        f"speedup {cmp.speedup:.3f}x (95% CI {cmp.speedup_ci95[0]:.3f}-{cmp.speedup_ci95[1]:.3f}; "
+        f"eager median {se.median_ms:.1f} ms over {se.n}, graph median {sg.median_ms:.1f} ms over {sg.n} "
+        "steady iterations)"
+        if cmp.speedup is not None and cmp.speedup_ci95 is not None
+        else ""
+    )
+    failed = [(name, f) for name, log in (("eager", eager), ("graph", graph)) for f in _errors(log)]
+    if failed:
+        name, f = failed[0]
+        cmp.reason = f"the {name} run failed ({f.id} at line {f.line_no}); timings are not comparable"
+    elif not detect_capture(graph).detected:
+        cmp.reason = "neither log shows a CUDA-graph capture message, so this is not an eager-vs-graph pair"
+    elif se.n < MIN_SAMPLES or sg.n < MIN_SAMPLES:
+        cmp.reason = (
+            f"too few steady-state iterations (eager {se.n}, graph {sg.n}; need {MIN_SAMPLES} each): "
+            "run longer than warmup + capture"
+        )
+    else:
+        lo, hi = cmp.speedup_ci95  # type: ignore[misc]
+        p = cmp.speedup
+        assert p is not None
+        if lo > 1.0 and p >= 1.0 + band:
+            cmp.verdict, cmp.reason = "faster", f"graph run is faster: {speed}"
+        elif hi < 1.0 and p <= 1.0 - band:
+            cmp.verdict, cmp.reason = "slower", f"graph run is slower: {speed}"
+        elif lo < 1.0 - band and hi > 1.0 + band:
+            cmp.verdict, cmp.reason = "inconclusive", f"step times too noisy to tell: {speed}"
+        else:
+            cmp.verdict, cmp.reason = "neutral", f"difference within +/-{band:.0%} or not significant: {speed}"
+        if cmp.verdict in ("neutral", "slower"):
+            cmp.failures.append(make_failure(signature("no-speedup"), None, speed))
+            cmp.failures[-1].log = graph.source
+    if cmp.loss.get("within_tolerance") is False:
+        cmp.reason += f"; loss differs by more than {loss_rtol:.0%} on overlapping iterations"
+    return cmp

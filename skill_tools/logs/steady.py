@@ -1,0 +1,218 @@
+"""Capture detection and steady-state statistics from a ParsedLog.
+
+Capture placement (why the *next* iteration line carries it): TE-scoped graphs are captured at
+the top of the loop after iteration ``cuda_graph_warmup_steps`` (megatron/training/training.py
+core_v0.19.0 l.3784-3795; Bridge train.py v0.6.0 l.429-441); full-iteration graphs are captured
+inside the forward-backward of iteration warmup+1 (full_cuda_graph.py l.207); local graphs are
+built at the end of the first step's schedule (schedules.py l.861). In every case the capture
+messages are printed before the iteration line whose elapsed time includes the capture, so the
+parser attaches a "capture" mark to that line.
+
+Steady state = iterations after the capture iteration (graph run) or after ``warmup``
+iterations (eager run), minus intervals that contained a checkpoint save or an evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from skill_tools.logs.parse import MARK_CAPTURE, MARK_CHECKPOINT, MARK_EVAL, Iteration, ParsedLog
+from skill_tools.stats import summarize
+
+DEFAULT_EAGER_WARMUP = 3  # MCore's default cuda_graph_warmup_steps (transformer_config.py l.1023)
+
+
+@dataclass
+class Capture:
+    detected: bool
+    iteration: int | None = None
+    seconds: float | None = None
+    seconds_source: str | None = None  # "log" (printed by MCore) or "estimated" (capture - steady)
+    impl: str | None = None
+    graphable_layers: dict[int, int] = field(default_factory=dict)
+    graph_memory_mib: dict[str, float] = field(default_factory=dict)
+    inference_captures: int = 0
+    deleted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "detected": self.detected,
+            "iteration": self.iteration,
+            "seconds": None if self.seconds is None else round(self.seconds, 3),
+            "seconds_source": self.seconds_source,
+            "impl": self.impl,
+            "graphable_layers": {str(k): v for k, v in sorted(self.graphable_layers.items())},
+            "graph_memory_mib": {k: round(v, 1) for k, v in self.graph_memory_mib.items()},
+            "inference_captures": self.inference_captures,
+            "deleted": self.deleted,
+            "notes": self.notes,
+        }
+        return d
+
+
+@dataclass
+class SteadyState:
+    n: int
+    median_ms: float | None
+    mean_ms: float | None = None
+    p10_ms: float | None = None
+    p90_ms: float | None = None
+    ci95_ms: tuple[float, float] | None = None
+    samples_ms: list[float] = field(default_factory=list, repr=False)
+    used_range: tuple[int, int] | None = None
+    excluded: dict[str, int] = field(default_factory=dict)
+    tflops_per_gpu: float | None = None
+    model_tflops_per_gpu: float | None = None
+    samples_per_s: float | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        r = lambda v: None if v is None else round(v, 3)  # noqa: E731
+        return {
+            "median_ms": r(self.median_ms),
+            "mean_ms": r(self.mean_ms),
+            "p10_ms": r(self.p10_ms),
+            "p90_ms": r(self.p90_ms),
+            "ci95_ms": None if self.ci95_ms is None else [r(self.ci95_ms[0]), r(self.ci95_ms[1])],
+            "iterations_used": self.n,
+            "used_range": list(self.used_range) if self.used_range else None,
+            "excluded": self.excluded,
+            "tflops_per_gpu": r(self.tflops_per_gpu),
+            "model_tflops_per_gpu": r(self.model_tflops_per_gpu),
+            "samples_per_s": r(self.samples_per_s),
+            "reason": self.reason,
+        }
+
+
+def detect_capture(log: ParsedLog, steady_median_ms: float | None = None) -> Capture:
+    """Was a training graph captured, at which logged iteration, and how long did it take."""
+    cap = Capture(detected=False)
+    for ev in log.events:
+        if ev.kind == "layers" and ev.rank is not None and ev.count is not None:
+            cap.graphable_layers[ev.rank] = ev.count
+        elif ev.kind == "deleted":
+            cap.deleted = True
+        elif ev.scope == "inference" and ev.kind == "capture_end":
+            cap.inference_captures += 1
+            if ev.reserved_mib is not None:
+                cap.graph_memory_mib["inference_pool_reserved"] = ev.reserved_mib
+            if ev.allocated_mib is not None:
+                cap.graph_memory_mib["inference_pool_allocated"] = ev.allocated_mib
+    training = [e for e in log.events if e.kind in ("capture_start", "capture_end") and e.scope == "training"]
+    if not training:
+        if cap.graphable_layers:
+            cap.notes.append(
+                "graphable layers were reported but no capture message followed: the run may have "
+                "ended before cuda_graph_warmup_steps, or capture failed"
+            )
+        return cap
+    cap.detected = True
+    cap.impl = training[0].impl
+    for ev in training:
+        if ev.kind == "capture_end" and ev.seconds is not None and cap.seconds is None:
+            cap.seconds, cap.seconds_source = ev.seconds, "log"
+        if ev.kind == "capture_end" and ev.impl == "local":
+            if ev.allocated_mib is not None:
+                cap.graph_memory_mib["allocated"] = ev.allocated_mib
+            if ev.reserved_mib is not None:
+                cap.graph_memory_mib["reserved"] = ev.reserved_mib
+    it = capture_iteration(log)
+    if it is not None:
+        cap.iteration = it.iteration
+        if cap.seconds is None and it.elapsed_ms is not None and steady_median_ms is not None:
+            cap.seconds = max(0.0, (it.elapsed_ms - steady_median_ms) / 1000.0)
+            cap.seconds_source = "estimated"
+    else:
+        cap.notes.append("capture messages appear after the last iteration line")
+    if not any(e.kind == "capture_end" for e in training):
+        cap.notes.append("capture started but no 'capture done' message was seen")
+    return cap
+
+
+def capture_iteration(log: ParsedLog) -> Iteration | None:
+    for it in log.iterations:
+        if MARK_CAPTURE in it.marks:
+            return it
+    return None
+
+
+def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) -> SteadyState:
+    """Statistics over steady-state iterations (see module docstring for what is excluded)."""
+    excluded: dict[str, int] = {}
+
+    def drop(reason: str) -> None:
+        excluded[reason] = excluded.get(reason, 0) + 1
+
+    cap_it = capture_iteration(log)
+    skip_to = warmup if warmup is not None else (None if cap_it else DEFAULT_EAGER_WARMUP)
+    used: list[Iteration] = []
+    for it in log.iterations:
+        if it.elapsed_ms is None or not math.isfinite(it.elapsed_ms):
+            drop("no elapsed time")
+        elif cap_it is not None and it.iteration <= cap_it.iteration:
+            drop("warmup and capture" if it.iteration == cap_it.iteration else "before capture (eager warmup)")
+        elif skip_to is not None and it.iteration <= skip_to:
+            drop("warmup")
+        elif MARK_CHECKPOINT in it.marks:
+            drop("interval with checkpoint save")
+        elif MARK_EVAL in it.marks:
+            drop("interval with evaluation")
+        elif MARK_CAPTURE in it.marks:
+            drop("interval with a graph capture")
+        else:
+            used.append(it)
+    if not used:
+        reason = "no steady-state iterations left after excluding " + (", ".join(excluded) or "nothing")
+        if not log.iterations:
+            reason = "no per-iteration lines in the log"
+        return SteadyState(n=0, median_ms=None, excluded=excluded, reason=reason)
+    xs = [it.elapsed_ms for it in used]  # type: ignore[misc]
+    s = summarize(xs, seed=seed)
+    tf = [it.tflops_per_gpu for it in used if it.tflops_per_gpu is not None]
+    mtf = [it.model_tflops_per_gpu for it in used if it.model_tflops_per_gpu is not None]
+    sps = [
+        it.global_batch_size / (it.elapsed_ms / 1000.0)
+        for it in used
+        if it.global_batch_size and it.elapsed_ms
+    ]
+    what = f"after the capture iteration {cap_it.iteration}" if cap_it else f"after {skip_to or 0} warmup iterations"
+    return SteadyState(
+        n=s.n,
+        median_ms=s.median,
+        mean_ms=s.mean,
+        p10_ms=s.p10,
+        p90_ms=s.p90,
+        ci95_ms=(s.ci95_low, s.ci95_high),
+        samples_ms=xs,
+        used_range=(used[0].iteration, used[-1].iteration),
+        excluded=excluded,
+        tflops_per_gpu=median(tf) if tf else None,
+        model_tflops_per_gpu=median(mtf) if mtf else None,
+        samples_per_s=median(sps) if sps else None,
+        reason=f"{s.n} logged iterations {what}",
+    )
+
+
+def memory_summary(log: ParsedLog) -> dict[str, Any]:
+    """Peak memory over all ``[Rank N]`` reports (MiB), plus per-report count."""
+    reps = log.memory
+    if not reps:
+        return {"reports": 0}
+
+    def peak(attr: str) -> float | None:
+        vals = [getattr(r, attr) for r in reps if getattr(r, attr) is not None]
+        return round(max(vals), 1) if vals else None
+
+    return {
+        "reports": len(reps),
+        "ranks": sorted({r.rank for r in reps}),
+        "peak_allocated_mib": peak("allocated_mib"),
+        "peak_max_allocated_mib": peak("max_allocated_mib"),
+        "peak_reserved_mib": peak("reserved_mib"),
+        "peak_max_reserved_mib": peak("max_reserved_mib"),
+        "unit_in_log": sorted({r.unit for r in reps}),
+    }
