@@ -1,0 +1,1 @@
+"""The CUDA-graph rule catalog (data in ``catalog.yaml``), its engine and the MCore oracle."""

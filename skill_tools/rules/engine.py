@@ -1,0 +1,115 @@
+"""Run the catalog against a config: ``check(cfg, era) -> list[Finding]``.
+
+No torch or megatron import happens here; the oracle (``oracle.py``) is separate and optional.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_tools.config.era import Era, read_intent, resolve_era
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.rules import catalog as catalog_mod
+from skill_tools.rules.checks import CHECKS, Ctx
+from skill_tools.rules.mcore_sim import simulate
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass
+class Finding:
+    """One rule that fired: what, where, why, and the overrides that resolve it."""
+
+    rule: str
+    severity: str
+    keys: list[str]
+    message: str
+    fix: dict[str, Any]
+    source: str  # citation: repo file@tag
+    level: str = ""
+    why: str = ""
+    pain_point: str | None = None
+    location: str | None = None
+    docs: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "keys": list(self.keys), "message": self.message,
+                "fix": dict(self.fix), "source": self.source, "level": self.level, "why": self.why,
+                "pain_point": self.pain_point, "location": self.location, "docs": self.docs}
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}{self.severity}: [{self.rule}] {self.message}"
+
+
+class _SafeFormat(dict):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _format(template: str, data: dict[str, Any]) -> str:
+    try:
+        return string.Formatter().vformat(template, (), _SafeFormat(data))
+    except (ValueError, IndexError, KeyError):
+        return template
+
+
+def frontend_of(cfg: CanonicalConfig) -> str:
+    """Which front end reads the config: Megatron-LM's arguments.py, Bridge, or a bare model config."""
+    if cfg.fmt == "megatron_lm":
+        return "megatron_lm"
+    sections = {k.split(".", 1)[0] for k in cfg.values}
+    if sections <= {"model"} and cfg.fmt not in ("run_script", "hydra"):
+        return "model_only"
+    return "bridge"
+
+
+def model_view(cfg: CanonicalConfig) -> dict[str, Any]:
+    """The model section with MCore defaults for absent keys (what TransformerConfig would see)."""
+    model = dict(load_defaults())
+    model.update(cfg.section("model"))
+    return model
+
+
+def load_defaults() -> dict[str, Any]:
+    return catalog_mod.load().defaults
+
+
+def context(cfg: CanonicalConfig, era: Era, env: dict[str, str] | None = None) -> Ctx:
+    model = model_view(cfg)
+    explicit = cfg.section("model")
+    sim = simulate({k: v for k, v in model.items() if k in explicit or k not in ("cuda_graph_scope",)}, era)
+    merged_env = dict(cfg.env)
+    merged_env.update(env or {})
+    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg), frontend=frontend_of(cfg), env=merged_env)
+
+
+def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | None = None,
+          levels: tuple[str, ...] | None = None) -> list[Finding]:
+    """Every finding of the catalog for ``cfg`` in ``era`` (default: installed megatron-core)."""
+    era = era or resolve_era()
+    ctx = context(cfg, era, env)
+    findings: list[Finding] = []
+    for rule in catalog_mod.load().rules:
+        if era.name not in rule.eras or (levels is not None and rule.level not in levels):
+            continue
+        fn = CHECKS.get(rule.id)
+        if fn is None:
+            continue
+        for data in fn(ctx):
+            keys = list(data.get("keys") or rule.keys)
+            fix = data["fix"] if "fix" in data else dict(rule.fix)
+            loc = next((str(cfg.location(k)) for k in keys if k in cfg.locations), None)
+            findings.append(Finding(
+                rule=rule.id, severity=data.get("severity") or rule.severity, keys=keys,
+                message=_format(rule.message, data), fix=dict(fix), source=rule.citation_for(era.name),
+                level=rule.level, why=rule.why, pain_point=rule.pain_point, location=loc, docs=rule.docs,
+            ))
+    findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
+    return findings
+
+
+def has_errors(findings: list[Finding]) -> bool:
+    return any(f.severity == "error" for f in findings)
