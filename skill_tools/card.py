@@ -81,16 +81,20 @@ class SyncReport:
 
 
 def classify(rel: str, data: Any) -> str | None:
-    """training | inference | evals, or None for a JSON file that is none of these."""
+    """training | inference | evals | tool, or None for a JSON file that is none of these.
+
+    ``evals`` is an eval scoring report (``skill-tools evals``); ``tool`` is a speed benchmark
+    of one of the helpers themselves (``{"benchmark": name, "summary": {...}}``).
+    """
     if not isinstance(data, dict):
         return None
     kind = data.get("kind")
     if kind in KINDS:
         return kind
-    if "-evals-" in Path(rel).name or Path(rel).name.startswith("evals-"):
-        return "evals"
     if "gate" in data and "conditions" in data:
         return "evals"
+    if isinstance(data.get("benchmark"), str) and isinstance(data.get("summary"), dict):
+        return "tool"
     return None
 
 
@@ -120,8 +124,8 @@ def load_results(root: Path) -> tuple[list[ResultsFile], list[dict[str, str]]]:
             raise InputError(rel, f"cannot read: {exc}") from None
         kind = classify(rel, data)
         if kind is None:
-            skipped.append({"path": rel, "reason": "neither a harness result (kind training/inference) "
-                                                   "nor an eval scoring report"})
+            skipped.append({"path": rel, "reason": "neither a harness result (kind training/inference), "
+                                                   "an eval scoring report nor a helper speed benchmark"})
             continue
         if kind in KINDS:
             _require_variants(rel, data)
@@ -483,17 +487,19 @@ def _inference_section(f: ResultsFile) -> list[str]:
 
 def _evals_section(f: ResultsFile) -> list[str]:
     d = f.data
-    lines = [f"### Eval scoring — `{f.rel}`", "", f"Date: {f.date}"]
+    lines = [f"### Eval scoring — `{f.rel}`", "", f"- Date: {f.date}"]
     if d.get("evals"):
-        lines.append(f"Task set: `{d['evals']}`")
+        lines.append(f"- Task set: `{d['evals']}`")
+    if d.get("answers_file"):
+        lines.append(f"- Answers scored: `{d['answers_file']}`")
     gate = d.get("gate") if isinstance(d.get("gate"), dict) else {}
     if gate:
         verdict = "PASS" if gate.get("passed") else "FAIL"
-        lines.append(f"Gate: {verdict} — condition `{gate.get('condition')}` mean score "
+        lines.append(f"- Gate: {verdict} — condition `{gate.get('condition')}` mean score "
                      f"{_fmt(gate.get('mean_score'), 3)} (threshold {_fmt(d.get('threshold'), 2)})")
     up = d.get("uplift") if isinstance(d.get("uplift"), dict) else {}
     if up.get("tasks_compared"):
-        lines.append(f"Uplift with vs without the skill: mean {_fmt(up.get('mean'), 3)} over "
+        lines.append(f"- Uplift with vs without the skill: mean {_fmt(up.get('mean'), 3)} over "
                      f"{up['tasks_compared']} tasks ({up.get('improved', 0)} improved, "
                      f"{up.get('regressed', 0)} regressed)")
     conds = d.get("conditions") if isinstance(d.get("conditions"), dict) else {}
@@ -509,6 +515,22 @@ def _evals_section(f: ResultsFile) -> list[str]:
                          f"{_fmt(c.get('negative_mean'), 3)} | {c.get('unsafe_answers', '—')} |")
         lines.append("")
     return lines
+
+
+def _tool_section(f: ResultsFile) -> list[str]:
+    d = f.data
+    summ = d["summary"]
+    lines = [f"### Helper speed — {d['benchmark']} (`{f.rel}`)", "", f"- Date: {f.date}"]
+    what = ", ".join(f"{k}={d[k]}" for k in ("answers", "repeats") if k in d)
+    lines.append(f"- Median {_fmt(summ.get('median'), 4)} s (95% CI {_fmt(summ.get('ci95_low'), 4)}–"
+                 f"{_fmt(summ.get('ci95_high'), 4)}, n={summ.get('n', '—')})" + (f" for {what}" if what else ""))
+    if "budget_s" in d:
+        verdict = "within" if d.get("within_budget") else "OVER"
+        lines.append(f"- Budget {_fmt(d['budget_s'], 1)} s: {verdict} budget (max {_fmt(d.get('max_s'), 4)} s)")
+    machine = d.get("machine")
+    if isinstance(machine, dict) and machine:
+        lines.append("- Machine: " + ", ".join(f"{k} {v}" for k, v in machine.items()))
+    return lines + [""]
 
 
 def render_benchmark(files: list[ResultsFile]) -> str:
@@ -538,6 +560,11 @@ def render_benchmark(files: list[ResultsFile]) -> str:
         lines += ["## Eval scoring (`skill-tools evals`)", ""]
         for f in evals:
             lines += _evals_section(f)
+    tools = [f for f in files if f.kind == "tool"]
+    if tools:
+        lines += ["## Helper speed", ""]
+        for f in tools:
+            lines += _tool_section(f)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -33,7 +33,7 @@ def skill(tmp_path: Path) -> Path:
 
 def test_every_measured_entry_names_its_results_file(skill: Path) -> None:
     files, skipped = load_results(skill)
-    assert [f.kind for f in files] == ["training", "inference", "evals"]
+    assert [f.kind for f in files] == ["training", "inference", "evals", "tool"]
     assert skipped == []
     entries = measured_results(files)
     assert len(entries) == 7  # 5 training + 2 inference variants; evals carry no variants
@@ -90,7 +90,8 @@ def test_benchmark_md_has_date_gpu_versions_and_eval_gate(skill: Path) -> None:
     files, _ = load_results(skill)
     md = render_benchmark(files)
     for needle in ("2026-01-02", "NVIDIA H200", "0.19.2", "2.10.0", "570.00", "x1.25 [1.20, 1.30]",
-                   "Gate: PASS", "with_skill", "Uplift with vs without the skill: mean 0.310"):
+                   "Gate: PASS", "with_skill", "Uplift with vs without the skill: mean 0.310",
+                   "evals-score-speed", "within budget"):
         assert needle in md, needle
     assert md == render_benchmark(files)  # deterministic
 
