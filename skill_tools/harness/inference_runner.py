@@ -28,6 +28,8 @@ from skill_tools.stats import ratio_ci, summarize
 SCHEMA_VERSION = 1
 WORKER = "skill_tools.harness.inference_worker"
 WORKLOADS = ("tiny-gpt", "tiny-moe")
+#: ``bench --workload`` names (shared with training mode) -> inference workloads.
+WORKLOAD_ALIASES = {"dense": "tiny-gpt", "moe": "tiny-moe"}
 #: MCore's capture summary (megatron/core/inference/engines/dynamic_engine.py, core_v0.19.0).
 BUILT_RE = re.compile(r"> built cuda graph\(s\) in ([0-9.]+) sec")
 
@@ -229,17 +231,63 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return variants
 
 
-def falloff(variants: list[dict[str, Any]], threshold: float = 2.0) -> dict[str, int | None]:
-    """Per graphed scope: the smallest batch size whose step speedup drops below ``threshold``."""
-    out: dict[str, int | None] = {}
-    for v in sorted(variants, key=lambda v: v["batch_size"]):
-        scope = v["inference_scope"]
-        if scope == "none" or not v.get("speedup_vs_eager"):
-            continue
-        out.setdefault(scope, None)
-        if out[scope] is None and v["speedup_vs_eager"]["point"] < threshold:
-            out[scope] = v["batch_size"]
+def shape_sensitivity(raw: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Per scope: requests whose greedy tokens change with the batch size they ran in.
+
+    Request i has the same prompt at every batch size, so within one scope its tokens should not
+    depend on the batch. When they do, the kernels' numerics depend on the padded batch shape
+    (eager pads decode steps to ``TOKEN_ROUNDER`` tokens, graphs run at their bucket size), which
+    explains a graph-vs-eager mismatch that is not a replay bug.
+    """
+    out: dict[str, list[dict[str, Any]]] = {}
+    for scope, data in raw.items():
+        first_seen: dict[int, tuple[int, list[int]]] = {}
+        diffs = []
+        for b in sorted(data.get("batches", []), key=lambda b: b["batch_size"]):
+            for r, toks in enumerate(b["tokens"]):
+                if r not in first_seen:
+                    first_seen[r] = (b["batch_size"], toks)
+                    continue
+                ref_bs, ref = first_seen[r]
+                mm = first_mismatch([ref], [toks])
+                if mm:
+                    diffs.append({"request": r, "batch_size": b["batch_size"], "vs_batch_size": ref_bs,
+                                  "position": mm["position"]})
+        out[scope] = diffs
     return out
+
+
+def falloff(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per graphed scope: the step speedup at the smallest batch, and the smallest batch sizes
+    where it falls below half of that and below 2×."""
+    out: dict[str, dict[str, Any]] = {}
+    for v in sorted(variants, key=lambda v: v["batch_size"]):
+        scope, sp = v["inference_scope"], v.get("speedup_vs_eager")
+        if scope == "none" or not sp:
+            continue
+        entry = out.setdefault(scope, {"first_batch": v["batch_size"], "first_speedup": sp["point"],
+                                       "peak_speedup": sp["point"], "below_half_at": None, "below_2x_at": None})
+        entry["peak_speedup"] = max(entry["peak_speedup"], sp["point"])
+        if entry["below_half_at"] is None and sp["point"] < entry["first_speedup"] / 2:
+            entry["below_half_at"] = v["batch_size"]
+        if entry["below_2x_at"] is None and sp["point"] < 2.0:
+            entry["below_2x_at"] = v["batch_size"]
+    return out
+
+
+def rebuild(log_dir: Path, workload: str, env: dict[str, Any], date: str) -> dict[str, Any]:
+    """Re-assemble a results document from the workers' raw JSON files and logs (no GPU)."""
+    raw: dict[str, dict[str, Any]] = {}
+    for scope in INFERENCE_SCOPES:
+        path = Path(log_dir) / f"inference-{workload}-{scope}.json"
+        if path.exists():
+            raw[scope] = json.loads(path.read_text())
+            raw[scope]["capture"]["capture_s_from_log"] = capture_from_log(path.with_suffix(".log"))
+    if "none" not in raw:
+        raise InputError(str(log_dir), f"no eager worker output inference-{workload}-none.json")
+    result = assemble(raw, [], date)
+    result["env"] = env
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,13 +363,21 @@ def render_markdown(result: dict[str, Any]) -> str:
               "each side (includes the engine's host-side scheduling and bookkeeping); forward = CUDA-event "
               "time of the model forward inside that step. Speedup = eager median / graphed median, "
               "bootstrap 95% CI."]
-    fo = result.get("speedup_falloff_below_2x")
-    if fo:
-        lines += ["", "Smallest batch size where the step speedup falls below 2×: "
-                  + ", ".join(f"{k}: {v if v is not None else 'none measured'}" for k, v in fo.items())]
+    for scope, fo in (result.get("speedup_falloff") or {}).items():
+        lines += ["", f"Fall-off, {scope} scope: {fo['first_speedup']:.2f}× at batch {fo['first_batch']} "
+                  f"(peak {fo['peak_speedup']:.2f}×); below half of that from batch "
+                  f"{fo['below_half_at'] or 'none measured'}; below 2× from batch {fo['below_2x_at'] or 'none measured'}."]
     failed = [f for f in result.get("failures", [])]
     if failed:
         lines += ["", "Failed variants:"] + [f"- {f['scope']}: {f['error_class']}: {f['evidence']}" for f in failed]
+    sens = {k: v for k, v in (result.get("batch_shape_sensitivity") or {}).items() if v}
+    if sens:
+        lines += ["", "Greedy tokens that change with the batch a request runs in (same prompt, same scope; "
+                  "numerics depend on the padded batch shape):"]
+        for scope, diffs in sens.items():
+            lines.append(f"- {scope}: " + "; ".join(
+                f"request {d['request']} at batch {d['batch_size']} vs batch {d['vs_batch_size']} from token "
+                f"{d['position']}" for d in diffs[:6]) + (" …" if len(diffs) > 6 else ""))
     for note in result.get("notes", []):
         lines += ["", f"Note: {note}"]
     return "\n".join(lines) + "\n"
@@ -383,18 +439,20 @@ def assemble(raw: dict[str, dict[str, Any]], failures: list[dict[str, Any]], dat
         "env": environment(first.get("env", {})),
         "workload": wl,
         "variants": variants,
-        "speedup_falloff_below_2x": falloff(variants),
+        "speedup_falloff": falloff(variants),
         "all_graphed_tokens_match_eager": all(v["tokens_match_eager"] for v in variants
                                               if v["inference_scope"] != "none"
                                               and v["tokens_match_eager"] is not None),
+        "batch_shape_sensitivity": shape_sensitivity(raw),
         "failures": failures,
         "notes": notes,
     }
 
 
-def write_outputs(result: dict[str, Any], out_dir: Path) -> dict[str, str]:
+def write_outputs(result: dict[str, Any], out_dir: Path, stem: str | None = None) -> dict[str, str]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{result['date']}-inference-{gpu_slug(result['env'].get('gpu'))}"
+    name = result["workload"].get("name", "tiny-gpt")
+    stem = stem or f"{result['date']}-inference-{'' if name == 'tiny-gpt' else name + '-'}{gpu_slug(result['env'].get('gpu'))}"
     paths = {"json": out_dir / f"{stem}.json", "md": out_dir / f"{stem}.md", "png": out_dir / f"{stem}.png"}
     if not render_plot(result, paths["png"]):
         result["notes"].append("matplotlib is not installed here: no plot was written")
@@ -427,12 +485,15 @@ def run_inference_bench(args: argparse.Namespace) -> int:
         raise InputError("--decode-tokens", f"{decode_tokens}: need at least 2 (prefill + 1 decode step)")
     if trials < 1:
         raise InputError("--trials", f"{trials}: need at least 1")
-    workload = _get(args, "workload", "tiny-gpt")
+    workload = WORKLOAD_ALIASES.get(_get(args, "workload", "tiny-gpt"), _get(args, "workload", "tiny-gpt"))
     if workload not in WORKLOADS:
-        raise InputError("--workload", f"{workload!r} is not an inference workload",
-                         hint=f"choose from {', '.join(WORKLOADS)}")
+        raise InputError("--workload", f"{_get(args, 'workload', '')!r} has no inference workload",
+                         hint="use --workload dense (tiny GPT) or moe (tiny MoE) with --mode inference")
+    if _get(args, "size", "tiny") != "tiny":
+        raise InputError("--size", f"{args.size!r}: inference mode has only the launch-bound tiny models",
+                         hint="drop --size or use --size tiny with --mode inference")
     out_dir = Path(_get(args, "out", "benchmarks/results"))
-    timeout_s = float(_get(args, "timeout_s", 540))
+    timeout_s = float(_get(args, "timeout_s", None) or _get(args, "timeout", 540))
     if getattr(args, "dry_run", False):
         plan = {"era": era.to_dict(), "scopes": scopes, "batch_sizes": batch_sizes,
                 "decode_tokens": decode_tokens, "trials": trials, "workload": workload,
@@ -466,10 +527,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS
     date = _get(args, "date", _dt.date.today().isoformat())
     result = assemble(raw, failures, date)
-    paths = write_outputs(result, out_dir)
+    paths = write_outputs(result, out_dir, stem=getattr(args, "name", None))
     if getattr(args, "json", False):
         summary = {k: result[k] for k in ("kind", "date", "env", "all_graphed_tokens_match_eager",
-                                          "speedup_falloff_below_2x", "failures")}
+                                          "speedup_falloff", "failures")}
         summary["variants"] = [{k: v.get(k) for k in ("name", "decode_step_ms", "tokens_per_s", "speedup_vs_eager",
                                                        "tokens_match_eager", "graphs_count", "capture_s")}
                                for v in result["variants"]]

@@ -229,13 +229,14 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
     model.eval()
 
     max_requests = 4 * math.ceil(max(args.batch_sizes) / 4)  # DynamicInferenceContext.REQUEST_ROUNDER
+    buffer_gb = args.buffer_gb or kv_buffer_gb(workload, max_requests, max_seq)
     context = DynamicInferenceContext(
         model_config=config,
         inference_config=InferenceConfig(
             max_sequence_length=max_seq,
             num_cuda_graphs=args.num_cuda_graphs if graphed else None,
             use_cuda_graphs_for_non_decode_steps=False,  # decode-only graphs: what this bench measures
-            buffer_size_gb=args.buffer_gb,
+            buffer_size_gb=buffer_gb,
             block_size_tokens=256,
             max_requests=max_requests,
             unified_memory_level=0,
@@ -254,6 +255,14 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
     engine = DynamicInferenceEngine(controller, context)  # captures the graphs when graphed
     build_s = time.perf_counter() - t0
     return engine, model, context, config, build_s
+
+
+def kv_buffer_gb(workload: dict[str, Any], max_requests: int, max_seq: int, block_tokens: int = 256) -> float:
+    """KV-cache budget for every request at full length, doubled for the paused pool and slack."""
+    head_dim = workload["hidden_size"] // workload["num_attention_heads"]
+    block_bytes = 2 * workload["num_layers"] * block_tokens * workload["num_attention_heads"] * head_dim * 2
+    blocks = max_requests * math.ceil(max_seq / block_tokens) + 8
+    return max(0.1, 2.0 * blocks * block_bytes / 1024**3)
 
 
 def count_graphs(model, scope: str) -> dict[str, int]:
@@ -412,7 +421,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workload", choices=sorted(WORKLOADS), default="tiny-gpt")
     p.add_argument("--prompt-len", type=int, default=0)
     p.add_argument("--num-cuda-graphs", type=int, default=-1)
-    p.add_argument("--buffer-gb", type=float, default=0.25)
+    p.add_argument("--buffer-gb", type=float, default=0.0, help="KV cache GB (0 = sized for the batch)")
     p.add_argument("--attention", choices=("auto", "flash", "fallback"), default="auto")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--out", required=True, help="JSON file to write")
