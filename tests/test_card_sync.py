@@ -20,6 +20,7 @@ from skill_tools.cli import main
 from skill_tools.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"
+pytestmark = pytest.mark.legacy
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ DOCS = [REPO / "SKILL.md", *sorted((REPO / "references").glob("*.md"))]
 ERA_VERSIONS = {"0.19": "0.19.2", "0.16": "0.16.1"}
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+.-]*)\s*(.*)$")
 #: How SKILL.md and references/ cite a validator rule: "rule `id`" or "rules `a`, `b`".
-_RULE_CITE = re.compile(r"\brules? ((?:`[a-z0-9-]+`(?:,\s*|\s+and\s+)?)+)")
+_RULE_CITE = re.compile(r"\b[Rr]ules? ((?:`[a-z0-9-]+`(?:,\s*|\s+and\s+)?)+)")
 
 
 @dataclass(frozen=True)
