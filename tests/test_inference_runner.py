@@ -1,0 +1,206 @@
+"""bench --mode inference, CPU side: refusal before the GPU, statistics, parity, reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from skill_tools.config.era import era_for
+from skill_tools.errors import InputError
+from skill_tools.harness import inference_runner as R
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+
+
+def _steps(decode_ms: float, n: int, graph: bool, prefill_ms: float = 30.0) -> list[dict]:
+    out = [{"ms": prefill_ms, "forward_ms": prefill_ms / 2, "decode": False, "graph": False}]
+    out += [{"ms": decode_ms + 0.01 * (i % 5), "forward_ms": decode_ms / 2, "decode": True, "graph": graph}
+            for i in range(n)]
+    return out
+
+
+def _raw(scope: str, decode_ms: float, tokens: dict[int, list[list[int]]], graphs: int = 0) -> dict:
+    return {
+        "scope": scope,
+        "workload": {"name": "tiny-gpt", "attention": "flash-attn", "decode_tokens": 8},
+        "env": {"gpu": "NVIDIA H200", "torch": "2.11.0", "cuda": "13.0"},
+        "capture": {"captured": graphs > 0, "capture_s": 1.0 if graphs else None,
+                    "graphs": {"graphs": graphs}, "graph_batch_shapes": ["x"] * (graphs > 0)},
+        "memory": {"allocated_bytes": 1},
+        "batches": [{"batch_size": bs, "tokens": toks, "tokens_stable_across_trials": True,
+                     "trials": [_steps(decode_ms * (1 + bs / 64), 7, graphs > 0) for _ in range(2)]}
+                    for bs, toks in tokens.items()],
+    }
+
+
+TOKENS = {1: [[5, 6, 7, 8]], 4: [[5, 6, 7, 8], [1, 2, 3, 4], [9, 9, 9, 9], [0, 1, 0, 1]]}
+
+
+def _args(**kw) -> argparse.Namespace:
+    base = dict(mode="inference", batch_sizes="1,2", decode_tokens=8, inference_scope="none,block", trials=1,
+                steps=30, json=True, out=None, workload="dense", size="tiny", timeout=60.0, name=None)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+# ------------------------------------------------------------------------------ bad input
+
+
+def test_unknown_scope_is_refused_with_the_choices():
+    with pytest.raises(InputError, match=r"unknown inference scope 'graph'.*none, layer, block"):
+        R.parse_scopes("none,graph", era_for("0.19.2"))
+
+
+def test_deprecated_full_iteration_inference_names_the_new_spelling():
+    with pytest.raises(InputError, match=r"deprecated.*inference_cuda_graph_scope='block'"):
+        R.parse_scopes("full_iteration_inference", era_for("0.19.2"))
+
+
+@pytest.mark.parametrize("version, mentions_fii", [("0.17.0", True), ("0.16.1", False)])
+def test_legacy_era_has_no_inference_scope(version, mentions_fii):
+    with pytest.raises(InputError) as exc:
+        R.parse_scopes("none,block", era_for(version))
+    text = str(exc.value)
+    assert "added in 0.18" in text and "megatron-core>=0.18" in text
+    assert ("full_iteration_inference" in text) is mentions_fii
+
+
+def test_eager_is_always_measured_first():
+    assert R.parse_scopes("block,layer", era_for("0.19.2")) == ["none", "layer", "block"]
+
+
+def test_refusal_happens_before_any_gpu_work(monkeypatch):
+    touched = []
+    monkeypatch.setattr(R, "require_gpu", lambda: touched.append("gpu"))
+    monkeypatch.setattr(R, "run_variant", lambda *a, **k: touched.append("run"))
+    for bad in (dict(inference_scope="none,bogus"), dict(mcore_version="0.17.0"),
+                dict(batch_sizes="1,x"), dict(batch_sizes="0"), dict(decode_tokens=1),
+                dict(workload="moe_droppad"), dict(size="large")):
+        with pytest.raises(InputError):
+            R.run_inference_bench(_args(**bad))
+    assert touched == []
+
+
+def test_rule_catalog_refuses_an_impl_that_forbids_the_scope(monkeypatch):
+    pytest.importorskip("skill_tools.rules.engine")
+    # The variants themselves pass the catalog ...
+    R.check_rules(["none", "layer", "block"], era_for("0.19.2"))
+    # ... and a block scope under transformer_engine is refused with the fix.
+    monkeypatch.setattr(R, "scope_config", lambda scope: _te_config(scope))
+    with pytest.raises(InputError, match=r"inference-scope-impl.*fix: .*cuda_graph_impl='local'"):
+        R.check_rules(["block"], era_for("0.19.2"))
+
+
+def _te_config(scope):
+    from skill_tools.config.model import CanonicalConfig
+
+    cfg = CanonicalConfig()
+    cfg.set("model.cuda_graph_impl", "transformer_engine")
+    cfg.set("model.inference_cuda_graph_scope", scope)
+    return cfg
+
+
+def test_cli_exits_2_for_a_bad_scope(capsys):
+    pytest.importorskip("skill_tools.commands.bench")
+    from skill_tools.cli import main
+
+    assert main(["bench", "--mode", "inference", "--inference-scope", "none,whole"]) == 2
+    assert "unknown inference scope 'whole'" in capsys.readouterr().err
+
+
+def test_dry_run_prints_the_plan(capsys):
+    assert R.run_inference_bench(_args(dry_run=True, inference_scope="layer")) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["scopes"] == ["none", "layer"] and plan["workload"] == "tiny-gpt"
+    assert plan["variants"][1]["values"] == {"model.cuda_graph_impl": "local",
+                                             "model.inference_cuda_graph_scope": "layer"}
+
+
+# ------------------------------------------------------------------------------ statistics and parity
+
+
+def test_speedup_parity_and_replay_counts():
+    bad = {1: TOKENS[1], 4: [TOKENS[4][0], [1, 2, 7, 4], *TOKENS[4][2:]]}
+    raw = {"none": _raw("none", 10.0, TOKENS), "block": _raw("block", 2.0, bad, graphs=4)}
+    variants = {v["name"]: v for v in R.build_variants(raw)}
+    b1 = variants["block-b1"]
+    assert b1["decode_steps"] == 14 and b1["decode_steps_graph_replayed"] == 14
+    assert b1["speedup_vs_eager"]["ci95_low"] <= 5.0 <= b1["speedup_vs_eager"]["ci95_high"] + 0.05
+    assert b1["tokens_match_eager"] is True and b1["first_mismatch"] is None
+    assert b1["tokens_per_s"] == pytest.approx(1000 / b1["decode_step_ms"]["median"])
+    assert variants["block-b4"]["tokens_match_eager"] is False
+    assert variants["block-b4"]["first_mismatch"] == {"request": 1, "position": 2, "eager": 3, "graphed": 7}
+    assert len(b1["raw_decode_step_ms"]) == 14  # prefill steps are not decode samples
+    assert variants["none-b1"]["decode_steps_graph_replayed"] == 0
+
+
+def test_first_mismatch_on_length_difference():
+    assert R.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
+    assert R.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")
+
+
+def test_shape_sensitivity_finds_batch_dependent_tokens():
+    toks = {1: [[5, 6, 7, 8]], 4: [[5, 6, 0, 8], [1, 2, 3, 4], [9, 9, 9, 9], [0, 1, 0, 1]]}
+    sens = R.shape_sensitivity({"block": _raw("block", 2.0, toks, graphs=4), "none": _raw("none", 9.0, TOKENS)})
+    assert sens["none"] == []
+    assert sens["block"] == [{"request": 0, "batch_size": 4, "vs_batch_size": 1, "position": 2}]
+
+
+def test_falloff_reports_first_peak_and_thresholds():
+    vs = [{"inference_scope": "block", "batch_size": b, "speedup_vs_eager": {"point": p}}
+          for b, p in ((1, 10.0), (8, 6.0), (32, 4.5), (128, 1.5))]
+    assert R.falloff(vs)["block"] == {"first_batch": 1, "first_speedup": 10.0, "peak_speedup": 10.0,
+                                      "below_half_at": 32, "below_2x_at": 128}
+
+
+def test_capture_seconds_from_mcore_log_line(tmp_path):
+    log = tmp_path / "w.log"
+    log.write_text("x\n> built cuda graph(s) in 1.36 sec. Mempool: reserved 0 bytes, allocated 0 bytes.\n")
+    assert R.capture_from_log(log) == 1.36
+    assert R.capture_from_log(tmp_path / "missing.log") is None
+
+
+def test_outputs_json_and_markdown(tmp_path):
+    raw = {"none": _raw("none", 10.0, TOKENS), "layer": _raw("layer", 3.0, TOKENS, graphs=8),
+           "block": _raw("block", 2.0, TOKENS, graphs=4)}
+    result = R.assemble(raw, [], "2026-12-02")
+    paths = R.write_outputs(result, tmp_path)
+    assert Path(paths["json"]).name == "2026-12-02-inference-h200.json"
+    doc = json.loads(Path(paths["json"]).read_text())
+    assert doc["kind"] == "inference" and doc["schema_version"] == R.SCHEMA_VERSION
+    assert doc["all_graphed_tokens_match_eager"] is True
+    md = Path(paths["md"]).read_text()
+    assert "| block | 4 |" in md and "| layer | 1 |" in md and "Fall-off, block scope" in md
+
+
+def test_rebuild_from_worker_files(tmp_path):
+    for scope, ms in (("none", 10.0), ("block", 2.0)):
+        (tmp_path / f"inference-tiny-gpt-{scope}.json").write_text(json.dumps(_raw(scope, ms, TOKENS, 4 * (scope != "none"))))
+    (tmp_path / "inference-tiny-gpt-block.log").write_text("> built cuda graph(s) in 0.50 sec.\n")
+    doc = R.rebuild(tmp_path, "tiny-gpt", {"gpu": "NVIDIA H200"}, "2026-12-02")
+    assert {v["name"] for v in doc["variants"]} == {"none-b1", "none-b4", "block-b1", "block-b4"}
+    assert next(v for v in doc["variants"] if v["name"] == "block-b1")["capture_s_from_log"] == 0.5
+    with pytest.raises(InputError):
+        R.rebuild(tmp_path / "nothing", "tiny-gpt", {}, "2026-12-02")
+
+
+# ------------------------------------------------------------------------------ committed results
+
+
+@pytest.mark.parametrize("name", ["2026-12-02-inference-h200.json", "2026-12-02-inference-tiny-moe-h200.json"])
+def test_committed_results_follow_the_schema(name):
+    doc = json.loads((RESULTS / name).read_text())
+    assert doc["kind"] == "inference" and doc["schema_version"] == 1
+    assert set(doc["env"]) >= {"gpu", "driver", "torch", "megatron_core", "transformer_engine", "cuda"}
+    keys = {"name", "inference_scope", "batch_size", "captured", "graphs_count", "capture_s", "decode_step_ms",
+            "tokens_per_s", "speedup_vs_eager", "tokens_match_eager", "first_mismatch", "memory",
+            "raw_decode_step_ms"}
+    for v in doc["variants"]:
+        assert keys <= set(v)
+        assert set(v["decode_step_ms"]) == {"n", "median", "mean", "p10", "p90", "ci95_low", "ci95_high"}
+        assert len(v["raw_decode_step_ms"]) == v["decode_step_ms"]["n"]
+        if v["inference_scope"] != "none":
+            assert v["captured"] and v["decode_steps_graph_replayed"] == v["decode_steps"]
