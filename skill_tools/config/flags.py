@@ -82,7 +82,7 @@ MEGATRON_LM: dict[str, Flag] = {
 }
 
 #: Megatron-LM flags that read as a list even when not in the table above.
-MEGATRON_LM_LIST_SUFFIXES = ("-modules", "-scope")
+MEGATRON_LM_LIST_SUFFIXES = ("-modules",)
 
 #: Bridge perf harness flags (``scripts/performance/argument_parser.py``, main @067f987).
 RUN_SCRIPT: dict[str, Flag] = {

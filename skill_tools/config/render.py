@@ -105,12 +105,14 @@ def _megatron_lm(values: Mapping[str, Any], env: Mapping[str, str]) -> str:
         if value is None or value == [] and flag.endswith(("-scope", "-modules")):
             continue  # MLM's defaults: no scope/modules flag means the whole layer / nothing set
         if isinstance(value, bool):
-            if entry is not None and entry.kind == "flag" and entry.value is None:
-                parts.append(f"--{flag}" if value else f"--no-{flag}")
-            elif entry is not None and entry.kind == "flag" and entry.value is not None:
+            if value:
                 parts.append(f"--{flag}")
             else:
-                parts.append(f"--{flag}" if value else f"--no-{flag}")
+                # store_true flags default to False: only flags with a real negative form are emitted
+                negative = next((n for n, e in flag_tables.MEGATRON_LM.items()
+                                 if e.kind == "flag_false" and key in e.keys and e.value is None), None)
+                if negative:
+                    parts.append(f"--{negative}")
         elif isinstance(value, list):
             parts.append(f"--{flag} " + " ".join(_shell(v) for v in value))
         else:

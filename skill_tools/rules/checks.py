@@ -390,7 +390,7 @@ def _te_rng(ctx: Ctx) -> bool:
 
 @check("te-rng-tracker-required")
 def _te_rng_tracker(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.intent.enabled and not ctx.sim.stopped and not _te_rng(ctx):
+    if ctx.intent.enabled and not _te_rng(ctx):
         sev = None
         if ctx.frontend == "megatron_lm":
             # arguments.py turns it on (with a warning) whenever TE is the impl or transformer_impl
@@ -565,17 +565,17 @@ def _fsdp(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 @check("deprecated-enable-cuda-graph")
 def _deprecated_bool(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.sim.errors and ctx.sim.errors[0][0] == "deprecated-flag-conflict":
-        return
     for key, impl in (("model.enable_cuda_graph", "local"), ("model.external_cuda_graph", "transformer_engine")):
         if ctx.cfg.get(key):
-            yield {"key": key, "impl": impl, "keys": [key], "fix": {key: False, "model.cuda_graph_impl": impl}}
+            explicit = ctx.cfg.get("model.cuda_graph_impl") not in (None, "none")
+            yield {"key": key, "impl": impl, "keys": [key],
+                   "fix": {key: False} if explicit else {key: False, "model.cuda_graph_impl": impl}}
 
 
 @check("deprecated-cuda-graph-scope")
 def _deprecated_scope(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.era.name != "current" or ctx.sim.stopped:
-        return
+    if ctx.era.name != "current" or ctx.sim.stopped or ctx.cfg.fmt == "run_script":
+        return  # run_script.py's --cuda_graph_scope goes through Bridge's set_cuda_graph_modules
     raw = ctx.cfg.get("model.cuda_graph_scope")
     raw_mods = ctx.cfg.get("model.cuda_graph_modules")
     if raw not in (None, "full", []) or any(n in ("full_iteration", "full_iteration_inference")

@@ -70,13 +70,17 @@ def _deprecated_booleans(model: dict[str, Any], sim: Sim) -> str | None:
     impl = model.get("cuda_graph_impl", "none")
     enable, external = bool(model.get("enable_cuda_graph")), bool(model.get("external_cuda_graph"))
     if enable or external:
+        # MCore stops here; the catalog goes on with the explicit impl so that the other
+        # problems of the config are reported in the same run.
         if impl != "none":
             sim.fail("deprecated-flag-conflict", problem="enable_cuda_graph/external_cuda_graph together with cuda_graph_impl",
                      impl=impl)
-            return None
+            sim.stopped = False
+            return impl
         if enable and external:
             sim.fail("deprecated-flag-conflict", problem="enable_cuda_graph and external_cuda_graph both set", impl=impl)
-            return None
+            sim.stopped = False
+            return "local"
         impl = "local" if enable else "transformer_engine"
     return impl
 

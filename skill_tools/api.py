@@ -1,0 +1,97 @@
+"""Python API mirroring the CLI, for agents calling helpers in-process.
+
+``validate(config)`` -> :class:`Report`; ``apply(config, impl, scope)`` -> :class:`~skill_tools.overrides.Plan`;
+``recommend(config)`` -> :class:`~skill_tools.recommend.Recommendation`. ``config`` may be a path,
+config text, a mapping, a live Bridge/MCore config object or a :class:`CanonicalConfig`.
+torch/megatron-core are imported only when ``oracle=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skill_tools.config.era import Era, resolve_era
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.readers import read_object, read_path, read_text
+from skill_tools.rules.engine import Finding, check, has_errors
+from skill_tools.rules.input_check import check_keys
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    era: Era
+    source: str
+    oracle: dict[str, Any] = field(default_factory=lambda: {"ran": False, "reason": "not requested (use --oracle)"})
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "mcore_version": self.era.mcore_version, "era": self.era.name, "source": self.source,
+                "findings": [f.to_dict() for f in self.findings], "oracle": dict(self.oracle)}
+
+
+def load(config: Any, fmt: str | None = None) -> CanonicalConfig:
+    """Any accepted config shape -> CanonicalConfig (bad input raises InputError)."""
+    if isinstance(config, CanonicalConfig):
+        cfg = config
+    elif isinstance(config, Path) or (isinstance(config, str) and "\n" not in config and Path(config).exists()) or config == "-":
+        cfg = read_path(config, fmt=fmt)
+    elif isinstance(config, str):
+        cfg = read_text(config, fmt=fmt)
+    else:
+        cfg = read_object(config)
+    check_keys(cfg)
+    return cfg
+
+
+def era_of(mcore_version: str | None = None, te_version: str | None = None) -> Era:
+    return resolve_era(mcore_version, te_version)
+
+
+def validate(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, *,
+             oracle: bool = False, fmt: str | None = None, te_version: str | None = None) -> Report:
+    cfg = load(config, fmt)
+    era = era_of(mcore_version, te_version)
+    report = Report(findings=check(cfg, era, env=env), era=era, source=cfg.source)
+    if oracle:
+        report.oracle = oracle_verdict(cfg, era, report.findings)
+    return report
+
+
+def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> dict[str, Any]:
+    """The real TransformerConfig's verdict beside the catalog's (only in the installed era)."""
+    from skill_tools.config.era import era_for, installed_version
+    from skill_tools.rules import oracle
+
+    installed = installed_version("megatron-core")
+    if installed is None:
+        return {"ran": False, "reason": "megatron-core is not installed"}
+    if era_for(installed).name != era.name:
+        return {"ran": False, "reason": f"installed megatron-core {installed} is not in the requested era ({era.label})"}
+    verdict = oracle.run(cfg)
+    if verdict.get("ran"):
+        mcore_errors = {f.rule for f in findings if f.level == "mcore" and f.severity == "error"}
+        verdict["catalog_rules"] = sorted(mcore_errors)
+        verdict["agrees"] = bool(mcore_errors) == (not verdict["ok"]) and (verdict["ok"] or verdict["rule"] in mcore_errors)
+    return verdict
+
+
+def apply(config: Any, impl: str | None = None, scope: str | list[str] | None = None, *, warmup: int | None = None,
+          inference_scope: str | None = None, mcore_version: str | None = None, env: dict[str, str] | None = None,
+          fmt: str | None = None):
+    """Plan era-correct overrides; ``result.ok`` is False (with findings) for an illegal result."""
+    from skill_tools.overrides import plan
+
+    cfg = load(config, fmt)
+    return plan(cfg, impl, scope, era_of(mcore_version), warmup=warmup, inference_scope=inference_scope, env=env)
+
+
+def recommend(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, fmt: str | None = None):
+    from skill_tools.recommend import recommend as _recommend
+
+    return _recommend(load(config, fmt), era_of(mcore_version), env=env)

@@ -1,0 +1,86 @@
+"""`skill-tools apply PATH --impl I --scope a,b [--warmup N] [--inference-scope S]
+[--mcore-version] [--format F] [--out FILE | --in-place] [--json]`.
+
+Writes what Bridge's ``_set_cuda_graph_overrides`` would, for the target era, with the
+prerequisites (RNG trackers, NaN checks off for full iteration). An illegal result is refused
+(exit 1, nothing written). YAML input rewritten as YAML keeps comments and key order; files
+are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from skill_tools.commands._common import add_config_arguments, env_from
+from skill_tools.config.render import RENDER_FORMATS
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_arguments(parser)
+    parser.add_argument("--impl", help="none | local | transformer_engine | full_iteration")
+    parser.add_argument("--scope", help="comma-separated: attn,mlp,moe,moe_router,moe_preprocess,mamba or full_iteration")
+    parser.add_argument("--warmup", type=int, help="cuda_graph_warmup_steps")
+    parser.add_argument("--inference-scope", choices=("none", "layer", "block"), help="inference_cuda_graph_scope (0.18+)")
+    parser.add_argument("--format", choices=RENDER_FORMATS, help="output format (default: the input's)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--out", help="write the whole updated config here")
+    out.add_argument("--in-place", action="store_true", help="rewrite PATH itself")
+
+
+def run(args: argparse.Namespace) -> int:
+    from skill_tools.api import apply, load
+    from skill_tools.config.render import render
+    from skill_tools.overrides import REMOVE, apply_changes, rewrite_yaml, unified_diff, write_atomic
+
+    if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
+        raise InputError("apply", "nothing to apply", hint="pass --impl and/or --scope (e.g. --impl transformer_engine --scope attn)")
+    cfg = load(args.path, args.input_format)
+    result = apply(cfg, args.impl, args.scope, warmup=args.warmup, inference_scope=args.inference_scope,
+                   mcore_version=args.mcore_version, env=env_from(args))
+    fmt = args.format or (cfg.fmt if cfg.fmt in RENDER_FORMATS else "yaml")
+    target = Path(args.path) if args.in_place else (Path(args.out) if args.out else None)
+    payload = result.to_dict()
+    if not result.ok:
+        if args.json:
+            print(json.dumps(payload, indent=2))
+        else:
+            print(f"refused: the result would not be valid for megatron-core {result.era.mcore_version}:")
+            for f in result.findings:
+                if f.severity == "error":
+                    print(f"  {f}")
+        return EXIT_FINDINGS
+    always = ("model.cuda_graph_impl", "model." + result.era.modules_key)
+    changes = {k: v for k, v in result.changes.items()
+               if k in always or cfg.get(k, REMOVE if v != REMOVE else None) != v}
+    original = Path(args.path).read_text(encoding="utf-8") if args.path != "-" else None
+    if fmt == "yaml" and cfg.fmt == "yaml" and original is not None:
+        new_text = rewrite_yaml(original, changes, source=args.path)
+    elif target is not None:
+        new_text = render(apply_changes(cfg, changes), fmt)
+    else:
+        new_text = render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt)
+    diff = unified_diff(original, new_text, Path(args.path).name) if original is not None and fmt == cfg.fmt else ""
+    if target is not None:
+        write_atomic(target, new_text)
+    if args.json:
+        payload.update(format=fmt, written=str(target) if target else None, diff=diff,
+                       overrides=render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt))
+        print(json.dumps(payload, indent=2))
+    else:
+        print(f"megatron-core {result.era.mcore_version} ({result.era.label}): {len(changes)} change(s)")
+        for note in result.notes:
+            print(f"  note: {note}")
+        if target is None and not diff:
+            print(new_text, end="")
+        elif diff:
+            print(diff, end="")
+        else:
+            print(render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt), end="")
+        for f in result.findings:
+            print(f"  {f}")
+        if target is not None:
+            print(f"written: {target}")
+    return EXIT_OK

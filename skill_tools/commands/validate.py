@@ -1,0 +1,45 @@
+"""`skill-tools validate PATH|- [--mcore-version] [--env K=V] [--oracle] [--json]`.
+
+Exit 0 when no finding is an error, 1 when one is, 2 for unreadable input. The MCore oracle
+(constructing the real TransformerConfig, which imports torch) runs only with ``--oracle`` so a
+plain validate stays well under half a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from skill_tools.commands._common import add_config_arguments, env_from
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_arguments(parser)
+    parser.add_argument("--oracle", action="store_true",
+                        help="also build megatron-core's TransformerConfig and report its verdict (slow: imports torch)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from skill_tools.api import validate
+
+    report = validate(args.path, args.mcore_version, env_from(args), oracle=args.oracle,
+                      fmt=args.input_format, te_version=args.te_version)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(f"{report.source}: megatron-core {report.era.mcore_version} ({report.era.label})")
+        for f in report.findings:
+            print(f"  {f}")
+            if f.fix:
+                print("      fix: " + ", ".join(f"{k}={v!r}" for k, v in f.fix.items()))
+            print(f"      source: {f.source}" + (f" (pain point {f.pain_point})" if f.pain_point else ""))
+        if report.oracle.get("ran"):
+            o = report.oracle
+            verdict = "accepts" if o["ok"] else f"rejects: {o['error_type']}: {o['error']}"
+            print(f"  oracle: TransformerConfig (megatron-core {o['mcore_version']}) {verdict}; "
+                  f"{'agrees' if o.get('agrees') else 'DISAGREES'} with the catalog")
+        errors = sum(f.severity == "error" for f in report.findings)
+        warnings = sum(f.severity == "warning" for f in report.findings)
+        print(("clean" if not report.findings else f"{errors} error(s), {warnings} warning(s)"))
+    return EXIT_OK if report.ok else EXIT_FINDINGS

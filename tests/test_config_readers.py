@@ -1,0 +1,106 @@
+"""Every input format reads into the same canonical keys; bad input is an InputError with a line."""
+
+from __future__ import annotations
+
+import pytest
+
+from skill_tools.config.readers import detect_format, read_object, read_path, read_text
+from skill_tools.config.render import render
+from skill_tools.errors import InputError
+
+WANT = {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_scope": ["attn", "mlp"], "rng.te_rng_tracker": True}
+
+TEXTS = {
+    "yaml": "model:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: [attn, mlp]\nrng:\n  te_rng_tracker: true\n",
+    "json": '{"model": {"cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["attn", "mlp"]}, "rng": {"te_rng_tracker": true}}',
+    "python": "cfg.model.cuda_graph_impl = 'transformer_engine'\ncfg.model.cuda_graph_scope = [CudaGraphScope.attn, 'mlp']\ncfg.rng.te_rng_tracker = True\n",
+    "hydra": "model.cuda_graph_impl=transformer_engine model.cuda_graph_scope=[attn,mlp]\nrng.te_rng_tracker=true\n",
+    "megatron_lm": "torchrun pretrain_gpt.py --cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp --te-rng-tracker\n",
+    "run_script": "python scripts/performance/run_script.py --cuda_graph_impl transformer_engine --cuda_graph_scope attn,mlp\n",
+}
+
+
+@pytest.mark.legacy
+@pytest.mark.parametrize("fmt", sorted(TEXTS))
+def test_each_format_reads_the_same_keys(fmt):
+    assert detect_format(TEXTS[fmt]) == fmt
+    cfg = read_text(TEXTS[fmt])
+    for key, value in WANT.items():
+        assert cfg.get(key) == value, (fmt, key, cfg.get(key))
+
+
+@pytest.mark.legacy
+def test_bridge_dump_targets_reduce_to_values():
+    text = ("model:\n  _target_: megatron.bridge.models.llama.Llama32ModelProvider1B\n  cuda_graph_scope:\n"
+            "  - _target_: megatron.core.transformer.enums.CudaGraphScope\n    _call_: true\n    _args_: [2]\n    _name_: attn\n"
+            "  params_dtype:\n    _target_: torch.bfloat16\n    _call_: false\n")
+    cfg = read_text(text)
+    assert cfg.get("model.cuda_graph_scope") == ["attn"]
+    assert cfg.get("model.params_dtype") == "torch.bfloat16"
+    assert str(cfg.location("model.cuda_graph_scope")) == "<text>:3"
+
+
+def test_flat_transformer_config_dict_and_objects():
+    assert read_object({"cuda_graph_impl": "local"}).get("model.cuda_graph_impl") == "local"
+
+    class Model:
+        def __init__(self):
+            self.cuda_graph_impl, self.num_layers = "transformer_engine", 2
+
+    class Rng:
+        def __init__(self):
+            self.te_rng_tracker = True
+
+    class Container:
+        def __init__(self):
+            self.model, self.rng = Model(), Rng()
+
+    cfg = read_object(Container())
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_python_is_never_executed(tmp_path):
+    marker = tmp_path / "ran"
+    cfg = read_text(f"import os\nos.system('touch {marker}')\ncfg.model.cuda_graph_impl = 'local'\n")
+    assert not marker.exists() and cfg.get("model.cuda_graph_impl") == "local"
+
+
+def test_run_script_implies_what_the_harness_sets():
+    cfg = read_text(TEXTS["run_script"])
+    assert cfg.get("model.use_te_rng_tracker") is True
+    assert cfg.get("rerun_state_machine.check_for_nan_in_loss") is False
+
+
+def test_env_from_flags_line():
+    cfg = read_text("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torchrun pretrain_gpt.py --cuda-graph-impl local\n")
+    assert cfg.env["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
+
+
+@pytest.mark.parametrize("text,line", [("model:\n  a: [1, 2\n", 3), ('{"model": {\n "a": 1,,}}', 2)])
+def test_syntax_errors_have_lines(text, line):
+    with pytest.raises(InputError) as info:
+        read_text(text)
+    assert info.value.line is not None and abs(info.value.line - line) <= 1
+
+
+@pytest.mark.parametrize("data,needle", [(b"", "empty"), (b"\x00\x01\x02binary", "binary"), (b"\xff\xfe\xfa", "UTF-8")])
+def test_bad_files(tmp_path, data, needle):
+    p = tmp_path / "c.yaml"
+    p.write_bytes(data)
+    with pytest.raises(InputError, match=needle):
+        read_path(p)
+
+
+def test_huge_file_is_refused_without_reading(tmp_path):
+    p = tmp_path / "big.yaml"
+    with open(p, "wb") as fh:
+        fh.truncate(50 * 1024 * 1024)
+    with pytest.raises(InputError, match="MB"):
+        read_path(p)
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "python", "hydra", "megatron_lm", "run_script"])
+def test_render_roundtrip(fmt):
+    values = {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_scope": ["attn", "mlp"]}
+    cfg = read_text(render(values, fmt), fmt=fmt)
+    assert {k: cfg.get(k) for k in values} == values

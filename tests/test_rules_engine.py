@@ -1,0 +1,55 @@
+"""Rules fire on the configs of the pain-point catalog, with usable messages and fixes."""
+
+import pytest
+
+from skill_tools.config.era import era_for
+from skill_tools.config.readers import read_text
+from skill_tools.rules.engine import check
+
+CUR, OLD = era_for("0.19.2"), era_for("0.16.1")
+
+
+def rules(text, era=CUR, env=None):
+    return {f.rule: f for f in check(read_text(text), era, env=env)}
+
+
+@pytest.mark.legacy
+def test_misspelled_scope_says_did_you_mean():
+    f = rules("model:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: [attention]\n", OLD)["scope-unknown"]
+    assert "did you mean 'attn'" in f.message and "valid:" in f.message and f.fix == {"model.cuda_graph_scope": ["attn"]}
+
+
+def test_te_rng_tracker_and_nan_check():
+    found = rules("model:\n  cuda_graph_impl: full_iteration\nrerun_state_machine:\n  check_for_nan_in_loss: true\n")
+    assert found["te-rng-tracker-required"].severity == "error" and found["nan-check-full-iteration"].severity == "error"
+
+
+def test_megatron_lm_rng_tracker_is_auto_enabled_info():
+    assert rules("--cuda-graph-impl transformer_engine --cuda-graph-modules attn")["te-rng-tracker-required"].severity == "info"
+
+
+def test_expandable_segments_env():
+    text = "model:\n  cuda_graph_impl: transformer_engine\n  use_te_rng_tracker: true\n"
+    assert "expandable-segments-nccl-register" in rules(text, env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    assert "expandable-segments-nccl-register" not in rules(
+        text, env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True", "NCCL_GRAPH_REGISTER": "0"})
+
+
+def test_bridge_packing_rules():
+    text = ("model:\n  cuda_graph_impl: transformer_engine\n  use_te_rng_tracker: true\n"
+            "dataset:\n  enable_offline_packing: true\n  offline_packing_specs:\n    pad_cu_seqlens: false\n")
+    found = rules(text)
+    assert {"packed-seq-pad-to-max-length", "packed-seq-pad-cu-seqlens"} <= set(found)
+
+
+def test_inference_rules():
+    assert "inference-scope-impl" in rules("model.cuda_graph_impl=transformer_engine model.inference_cuda_graph_scope=block")
+    f = rules("model.cuda_graph_impl=local model.cuda_graph_modules=[full_iteration_inference]")["full-iteration-inference-migration"]
+    assert f.fix["model.inference_cuda_graph_scope"] == "block"
+    assert "era-key-unknown" in rules("model.cuda_graph_impl=local model.inference_cuda_graph_scope=block", OLD)
+
+
+def test_delay_wgrad_rules():
+    text = ("model:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n  delay_wgrad_compute: true\n"
+            "  gradient_accumulation_fusion: false\n  add_bias_linear: true\n")
+    assert {"delay-wgrad-grad-accum-fusion", "delay-wgrad-attn-bias"} <= set(rules(text))
