@@ -21,12 +21,19 @@ import yaml
 CATALOG_PATH = Path(__file__).with_name("signatures.yaml")
 EVIDENCE_MAX = 400
 
-# Short substrings that most needles contain. A needle without one becomes its own trigger.
+# Short substrings that the needles contain (first one listed wins). Few and broad keeps the gate
+# cheap; a needle or regex literal containing none of them becomes its own trigger.
 _TRIGGERS = (
-    "raph", "rror", "RNG", "NCCL", "nccl", "recompute", "Tensor inputs", "out of memory",
-    "OutOfMemory", "illegal", "capturing", "NaN in", "Inf in", "backend", "launch failure",
-    "offloading", "packing", "is_moe_layer",
+    "raph", "rror", "NCCL", "nccl", "stream", "illegal", "memory", "found ", "backend",
+    "launch failure", "is_moe_layer", "exitcode", "Segmentation", "SIGSEGV", "TIME LIMIT",
+    "FlashAttention", "watchdog", "don't match",
 )
+# Second level for triggers that many needles share (lines mentioning graph.py are common).
+_SUBTRIGGERS = {
+    "raph": ("cudagraph", "CUDA graph", "cuda graph", "CUDA Graph", "cuda_graph", "cuda-graph",
+             "graphable", "graphed", "graphing"),
+    "rror": ("cudaError", "OutOfMemory", "nccl", "CUDA error", "NCCL error"),
+}
 
 
 @dataclass(frozen=True)
@@ -150,34 +157,44 @@ class Diagnoser:
         self.catalog = catalog if catalog is not None else load_catalog()
         self._by_id: dict[str, Failure] = {}
         self._order: list[str] = []
-        needles: list[tuple[str, Signature]] = []
-        triggers: set[str] = set()
-        for sig in self.catalog:
+        # trigger -> subtrigger -> [(catalog index, literal, regex or None, signature)], catalog order.
+        # Every trigger and subtrigger is a substring of the literals filed under it, so a line
+        # that lacks it cannot match them: the gate never hides a match.
+        buckets: dict[str, dict[str, list[tuple[int, str, re.Pattern[str] | None, Signature]]]] = {}
+
+        def file(idx: int, literal: str, pattern: re.Pattern[str] | None, sig: Signature) -> None:
+            trig = next((t for t in _TRIGGERS if t in literal), literal)
+            sub = next((t for t in _SUBTRIGGERS.get(trig, ()) if t in literal), "")
+            buckets.setdefault(trig, {}).setdefault(sub, []).append((idx, literal, pattern, sig))
+
+        for idx, sig in enumerate(self.catalog):
             for n in sig.needles:
-                needles.append((n, sig))
-                trig = next((t for t in _TRIGGERS if t in n), n)
-                triggers.add(trig)
-            for contains, _ in sig.regex:
-                trig = next((t for t in _TRIGGERS if t in contains), contains)
-                triggers.add(trig)
-        self._needles = tuple(needles)
-        self._regex = tuple((c, p, sig) for sig in self.catalog for c, p in sig.regex)
-        self._triggers = tuple(sorted(triggers))
+                file(idx, n, None, sig)
+            for contains, pattern in sig.regex:
+                file(idx, contains, pattern, sig)
+        self._buckets = {
+            t: tuple((sub, tuple(entries)) for sub, entries in subs.items()) for t, subs in buckets.items()
+        }
+        self._triggers = tuple(t for t in _TRIGGERS if t in buckets) + tuple(
+            t for t in buckets if t not in _TRIGGERS
+        )
 
     def match(self, text: str) -> Signature | None:
-        """The first catalog signature whose needle/regex occurs in ``text``, else None."""
+        """The first catalog signature (catalog order) whose needle/regex occurs in ``text``."""
+        best: tuple[int, Signature] | None = None
         for t in self._triggers:
-            if t in text:
-                break
-        else:
-            return None
-        for needle, sig in self._needles:
-            if needle in text:
-                return sig
-        for contains, pattern, sig in self._regex:
-            if contains in text and pattern.search(text):
-                return sig
-        return None
+            if t not in text:
+                continue
+            for sub, entries in self._buckets[t]:
+                if sub and sub not in text:
+                    continue
+                for idx, literal, pattern, sig in entries:
+                    if best is not None and idx >= best[0]:
+                        break
+                    if literal in text and (pattern is None or pattern.search(text)):
+                        best = (idx, sig)
+                        break
+        return None if best is None else best[1]
 
     def report(self, sig: Signature, line_no: int | None, evidence: str, rank: int | None = None) -> None:
         """Record one occurrence; repeats of an id bump its count and rank list."""

@@ -22,9 +22,10 @@ import re
 # --- per-iteration line -------------------------------------------------------------------------
 # Not anchored: srun/NeMo-Run prefixes and other ranks' text may precede it (log_formats §6.2).
 # The timestamp is optional for pre-2024 Megatron (NVIDIA/Megatron-LM#516: "1:  iteration 3/ 286102 |").
-ITERATION_HEAD = re.compile(
-    r"(?:\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<us>\.\d{1,6})?)\])?\s*iteration\s+(?P<it>\d+)/\s*(?P<total>\d+) \|"
-)
+# Matched at the position of "iteration " (found with str.find: no scan from column 0); the
+# timestamp is then looked for just before it.
+ITERATION_HEAD = re.compile(r"iteration\s+(?P<it>\d+)/\s*(?P<total>\d+) \|")
+TIMESTAMP_TAIL = re.compile(r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<us>\.\d{1,6})?)\]\s*\Z")
 ITERATION_NEEDLE = "iteration "
 
 # Field keys with fixed meaning -> attribute name on Iteration. Everything else ending in "loss"
@@ -56,7 +57,7 @@ BRIDGE_STEP_TIME = re.compile(
 # "[Rank 0] (after 1 iterations) memory (MB) | allocated: 26222.72 | max allocated: ... "
 # "[Rank 0] (after 1 iterations) memory (GB) | mem-allocated-gigabytes: 51.072 | ..."
 MEMORY = re.compile(
-    r"\[Rank (?P<rank>\d+)\] \((?P<when>[^)]*)\) memory \((?P<unit>MB|GB)\)(?P<rest> \|(?:(?!\[Rank ).)*)"
+    r"\[Rank (?P<rank>\d+)\] \((?P<when>[^)]*)\) memory \((?P<unit>MB|GB)\)(?P<rest> \|.*)"
 )
 MEMORY_NEEDLE = ") memory ("
 MEMORY_AFTER_ITER = re.compile(r"after (\d+) iterations")

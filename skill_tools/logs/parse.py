@@ -7,6 +7,7 @@ any length parses in constant memory per iteration.
 
 from __future__ import annotations
 
+import gc
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from skill_tools.errors import InputError
 from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
-from skill_tools.logs.reader import LogFile, clean_lines
+from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 
@@ -31,41 +32,82 @@ _EVAL_NEEDLE = "validation loss at"  # training.py evaluate_and_print_results
 _COUNT_FIELDS = frozenset(
     {"consumed_samples", "skipped_samples", "global_batch_size", "skipped_iterations", "nan_iterations"}
 )
+_ATTR_TO_KEY = {attr: key for key, attr in F.FIELD_KEYS.items()}
+_NAN_KEY = "number of nan iterations"
+
+
+def _num(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _field_value(rest: str, key: str) -> float | None:
+    """One field straight from the printed text (fast path for the fields read per iteration)."""
+    i = rest.find(" " + key + ": ")
+    if i < 0:
+        return None
+    i += len(key) + 3
+    j = rest.find("|", i)
+    return _num(rest[i:] if j < 0 else rest[i:j])
 
 
 class Iteration:
-    """One per-iteration log line (an average over the logging interval that ends here)."""
+    """One per-iteration log line (an average over the logging interval that ends here).
 
-    __slots__ = (
-        "iteration", "train_iters", "line_no", "timestamp", "elapsed_ms", "consumed_samples",
-        "skipped_samples", "tflops_per_gpu", "learning_rate", "global_batch_size", "losses",
-        "loss_scale", "grad_norm", "num_zeros", "params_norm", "skipped_iterations",
-        "nan_iterations", "extra", "marks", "step_time_s", "model_tflops_per_gpu", "rank",
-    )
+    The fields are kept as the printed text and read on access: the text is the most compact
+    form in CPython, and parsing a million-line log must not pay for numbers nobody reads.
+    """
 
-    def __init__(self, iteration: int, train_iters: int, line_no: int):
+    __slots__ = ("iteration", "train_iters", "line_no", "timestamp", "text", "marks",
+                 "step_time_s", "model_tflops_per_gpu", "rank")
+
+    def __init__(self, iteration: int, train_iters: int, line_no: int, text: str):
         self.iteration = iteration
         self.train_iters = train_iters
         self.line_no = line_no
+        self.text = text
         self.timestamp: str | None = None
-        self.elapsed_ms: float | None = None
-        self.consumed_samples: float | None = None
-        self.skipped_samples: float | None = None
-        self.tflops_per_gpu: float | None = None
-        self.learning_rate: float | None = None
-        self.global_batch_size: float | None = None
-        self.losses: dict[str, float] = {}
-        self.loss_scale: float | None = None
-        self.grad_norm: float | None = None
-        self.num_zeros: float | None = None
-        self.params_norm: float | None = None
-        self.skipped_iterations: float | None = None
-        self.nan_iterations: float | None = None
-        self.extra: dict[str, float] = {}
         self.marks: tuple[str, ...] = ()
         self.step_time_s: float | None = None
         self.model_tflops_per_gpu: float | None = None
         self.rank: int | None = None
+
+    def __getattr__(self, attr: str) -> float | None:
+        key = _ATTR_TO_KEY.get(attr)
+        if key is None:
+            raise AttributeError(attr)
+        return _field_value(self.text, key)
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """Every `` key: value |`` field as printed."""
+        return _split_fields(self.text)[0]
+
+    @property
+    def losses(self) -> dict[str, float]:
+        """Named losses (``lm loss``, ``mtp_1 loss``, ``load_balancing_loss``, ...)."""
+        out = {}
+        for k, v in self.fields.items():
+            if k.endswith("loss") and k not in F.FIELD_KEYS:
+                x = _num(v)
+                if x is not None:
+                    out[k] = x
+        return out
+
+    @property
+    def extra(self) -> dict[str, float]:
+        """Numeric fields with no fixed meaning (MoE metrics, energy, max attention logit, ...)."""
+        out = {}
+        for k, v in self.fields.items():
+            if k not in F.FIELD_KEYS and not k.endswith("loss"):
+                x = _num(v)
+                if x is not None:
+                    out[k] = x
+        return out
 
     def has_nan(self) -> bool:
         if self.nan_iterations:
@@ -76,20 +118,28 @@ class Iteration:
         return False
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name in self.__slots__:
-            v = getattr(self, name)
-            if v is None or v == {} or v == ():
+        out: dict[str, Any] = {"iteration": self.iteration, "train_iters": self.train_iters, "line_no": self.line_no}
+        if self.timestamp:
+            out["timestamp"] = self.timestamp
+        for attr in _ATTR_TO_KEY:
+            v = getattr(self, attr)
+            if v is None:
                 continue
-            if isinstance(v, float) and not math.isfinite(v):
+            if not math.isfinite(v):
                 v = str(v)  # JSON has no NaN/Infinity
-            elif name in _COUNT_FIELDS and isinstance(v, float) and v.is_integer():
+            elif attr in _COUNT_FIELDS and v.is_integer():
                 v = int(v)
-            elif isinstance(v, dict):
-                v = {k: (x if math.isfinite(x) else str(x)) for k, x in v.items()}
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[name] = v
+            out[attr] = v
+        for name in ("losses", "extra"):
+            d = getattr(self, name)
+            if d:
+                out[name] = {k: (x if math.isfinite(x) else str(x)) for k, x in d.items()}
+        for name in ("step_time_s", "model_tflops_per_gpu", "rank"):
+            v = getattr(self, name)
+            if v is not None:
+                out[name] = v
+        if self.marks:
+            out["marks"] = list(self.marks)
         return out
 
 
@@ -137,7 +187,12 @@ class ParsedLog:
 
 def _parse_memory(line_no: int, text: str) -> list[MemoryReport]:
     """All memory reports on a line (two ranks' reports can be glued onto one line)."""
-    return [_memory_report(line_no, m) for m in F.MEMORY.finditer(text)]
+    out = []
+    for chunk in text.split("[Rank ")[1:]:
+        m = F.MEMORY.match("[Rank " + chunk)
+        if m is not None:
+            out.append(_memory_report(line_no, m))
+    return out
 
 
 def _memory_report(line_no: int, m: Any) -> MemoryReport:
@@ -168,36 +223,26 @@ def _memory_report(line_no: int, m: Any) -> MemoryReport:
     )
 
 
-_KEYS = F.FIELD_KEYS
 _KEY_OK = F.FIELD_KEY.match
 
 
-def _parse_fields(it: Iteration, rest: str) -> str:
-    """Fill ``it`` from the `` key: value |`` fields; returns text that is not a field (glued junk)."""
+def _split_fields(rest: str) -> tuple[dict[str, str], str]:
+    """`` key: value |`` fields -> ({key: printed value}, glued text that is not a field).
+
+    Genuine fields start with one space after ``|`` and have a lower-case key; another rank's text
+    glued after the last ``|`` (``|Number of ...``) does not.
+    """
+    fields: dict[str, str] = {}
     junk = ""
     for piece in rest.split("|"):
-        key, sep, val = piece.rpartition(": ")
-        if not sep:
-            if piece.strip():
-                junk += piece
-            continue
-        key = key.strip()
-        val = val.strip()
-        try:
-            num = float(val)
-        except ValueError:
+        if piece[:1] == " ":
+            key, sep, val = piece.rpartition(": ")
+            if sep and key[1:2].islower():
+                fields[key[1:]] = val
+                continue
+        if piece.strip():
             junk += piece
-            continue
-        attr = _KEYS.get(key)
-        if attr is not None:
-            setattr(it, attr, num)
-        elif not _KEY_OK(key):
-            junk += piece
-        elif key.endswith("loss"):
-            it.losses[key] = num
-        else:
-            it.extra[key] = num
-    return junk
+    return fields, junk
 
 
 class _Parser:
@@ -217,24 +262,29 @@ class _Parser:
         self.pending_step: tuple[float, float] | None = None
         self.restarts = 0
         self.n_progress = 0
+        self.need_first_line = True
 
     # -- per line ---------------------------------------------------------------------------------
     def feed(self, line_no: int, rank: int | None, text: str, raw: str) -> None:
         if rank is not None and rank not in self.ranks:
             self.ranks.add(rank)
-        if not self.log.first_line and text.strip():
+        if self.need_first_line and text.strip():
             self.log.first_line = text.strip()[:200]
+            self.need_first_line = False
 
         if self.timer_block:
             if self._timer_line(text):
                 return
             self.timer_block = False
 
-        if F.ITERATION_NEEDLE in text and " |" in text:
-            m = F.ITERATION_HEAD.search(text)
-            if m is not None:
-                self._iteration(line_no, rank, text, raw, m)
-                return
+        i = text.find(F.ITERATION_NEEDLE)
+        if i >= 0 and " |" in text:
+            while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
+                m = F.ITERATION_HEAD.match(text, i)
+                if m is not None:
+                    self._iteration(line_no, rank, text, raw, i, m)
+                    return
+                i = text.find(F.ITERATION_NEEDLE, i + 1)
         if F.MEMORY_NEEDLE in text:
             reps = _parse_memory(line_no, text)
             if reps:
@@ -264,15 +314,16 @@ class _Parser:
             self.marks.add(MARK_EVAL)
         elif F.TRAINING_DONE in text:
             self.log.training_done = True
-        for mk in F.BRIDGE_MARKERS:
-            if mk in text:
-                self.bridge_markers += 1
-                break
-        else:
+        if not self.bridge_markers:  # presence is all that format detection needs
+            for mk in F.BRIDGE_MARKERS:
+                if mk in text:
+                    self.bridge_markers += 1
+                    return
+        if not self.megatron_markers:
             for mk in F.MEGATRON_MARKERS:
                 if mk in text:
                     self.megatron_markers += 1
-                    break
+                    return
 
     def _diagnose(self, line_no: int, rank: int | None, text: str, raw: str) -> None:
         """Match ``text``; quote ``raw`` (the line as printed, rank prefix included) as evidence."""
@@ -310,36 +361,51 @@ class _Parser:
         if len(self.log.events) < _MAX_EVENTS:
             self.log.events.append(ev)
 
-    def _iteration(self, line_no: int, rank: int | None, text: str, raw: str, m) -> None:
-        it = Iteration(int(m.group("it")), int(m.group("total")), line_no)
+    def _iteration(self, line_no: int, rank: int | None, text: str, raw: str, i: int, m: Any) -> None:
+        end = m.end()
+        bar = text.rfind("|")
+        junk = ""
+        if bar >= end:
+            tail = text[bar + 1:]
+            if tail and not tail.isspace():
+                k, sep, _ = tail.rpartition(": ")
+                if not (tail[:1] == " " and sep and k[1:2].islower()):  # §6.3: last field without " |"
+                    junk, text = tail, text[: bar + 1]
+        it = Iteration(int(m.group("it")), int(m.group("total")), line_no, text)
         it.rank = rank
-        ts = m.group("ts")
-        if ts is None:
-            self.n_no_ts += 1
-        else:
+        head = text[:i]
+        # " [2026-07-28 10:15:32.731983] " (core_v0.16+) or " [2025-09-05 16:08:14] " (<=0.15, Bridge)
+        close = head.rfind("]")
+        ts = head[head.rfind("[", 0, close) + 1: close] if close > 0 else ""
+        if len(ts) >= 19 and ts[4] == "-" and ts[13] == ":" and not head[close + 1:].strip():
             it.timestamp = ts
-            if m.group("us"):
+            head = head[: close - len(ts) - 1]
+            if len(ts) > 19:
                 self.n_ts_us += 1
             else:
                 self.n_ts_plain += 1
-        junk = _parse_fields(it, text[m.end():])
-        head = text[: m.start()]
+        else:
+            self.n_no_ts += 1
         if self.pending_step is not None:
             it.step_time_s, it.model_tflops_per_gpu = self.pending_step
             self.pending_step = None
         if self.marks:
             it.marks = tuple(sorted(self.marks))
             self.marks = set()
-        prev = self.iters.pop(it.iteration, None)
-        if prev is not None and prev.elapsed_ms != it.elapsed_ms:
+        iters = self.iters
+        prev = iters.get(it.iteration)
+        if prev is not None and prev.text[i:] != text[i:]:
             self.restarts += 1
-        self.iters[it.iteration] = it
-        if it.has_nan():
-            self._nan(line_no, raw, rank)
+        iters[it.iteration] = it
+        # Cheap NaN screen on the printed text before converting anything.
+        if "nan iterations:   0 |" not in text or ": nan" in text or "inf " in text:
+            if it.has_nan():
+                self._nan(line_no, raw, rank)
         # Other ranks' text glued before/after the fields can still carry an error.
-        for glued in (head, junk):
-            if len(glued.strip()) > 3:
-                self._diagnose(line_no, rank, glued, raw)
+        if junk or (head and not head.isspace()):
+            for glued in (head, junk):
+                if len(glued.strip()) > 3:
+                    self._diagnose(line_no, rank, glued, raw)
 
     # -- end ----------------------------------------------------------------------------------------
     def finish(self, lines: int, warnings: list[str]) -> ParsedLog:
@@ -392,9 +458,27 @@ def parse_lines(lines: Iterable[str], source: str = "<lines>", warnings: list[st
     p = _Parser(source)
     feed = p.feed
     last = 0
-    for ll in clean_lines(lines):
-        feed(ll.line_no, ll.rank, ll.text, ll.raw)
-        last = ll.line_no
+    # Millions of small records: the cyclic GC would rescan them over and over for nothing.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for raw in lines:
+            last += 1
+            if raw[-1:] == "\n":
+                raw = raw[:-1]
+            if "\x1b" in raw or "\r" in raw:  # slow path: colours, tqdm redraws
+                for ll in clean_lines((raw,), start=last):
+                    feed(ll.line_no, ll.rank, ll.text, ll.raw)
+                continue
+            c = raw[:1]
+            if (c == "[" or c == " " or c.isdigit()) and raw[:2] != " [":  # " [ts] iteration": no rank
+                rank, text = split_rank(raw)
+                feed(last, rank, text, raw)
+            else:
+                feed(last, None, raw, raw)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return p.finish(last, warnings or [])
 
 

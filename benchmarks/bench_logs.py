@@ -1,0 +1,110 @@
+"""Log parsing speed: parse a 1,000,000-line training log with `skill_tools.logs.parse.parse_path`.
+
+Budget: <= 5 s on a 2-core CPU machine. The log is generated into a temporary directory from
+the Megatron-LM core_v0.19.0 format strings (tests/fixtures/logs/make_synthetic.py): iteration
+lines with every field, memory reports, timer blocks, INFO/WARNING lines, CUDA-graph messages
+and a tqdm bar with `\\r` redraws; the `--mix iterations` variant is the worst case (every line
+an iteration line). Writes benchmarks/results/<date>-logs-parse.json.
+Usage: python benchmarks/bench_logs.py [--lines 1000000] [--repeats 3] [--mix realistic|iterations]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "fixtures" / "logs"))
+
+from make_synthetic import T0, mlm_iteration, mlm_memory  # noqa: E402
+
+from skill_tools.logs.parse import parse_path  # noqa: E402
+from skill_tools.stats import summarize  # noqa: E402
+
+BUDGET_S = 5.0
+
+_TIMER_BLOCK = ["INFO:megatron.core.timers:(min, max) time across ranks (ms):"] + [
+    f"    {(name + ' ').ljust(48, '.')}: ({a:.2f}, {a + 1.3:.2f})"
+    for name, a in (("forward-backward", 812.4), ("all-grads-sync", 20.1), ("params-all-gather", 9.7),
+                    ("optimizer-copy-to-main-grad", 1.2), ("optimizer-clip-main-grad", 3.3),
+                    ("optimizer-inner-step", 11.0), ("optimizer", 17.6), ("batch-generator", 0.4))
+]
+_NOISE = [
+    "INFO:megatron.core.distributed.param_and_grad_buffer:Number of buckets for gradient all-reduce / reduce-scatter: 1",
+    "/usr/local/lib/python3.12/dist-packages/torch/autograd/graph.py:824: UserWarning: c10d::broadcast_: an autograd kernel was not registered",
+    "WARNING:megatron.core.rerun_state_machine:Result validation enabled",
+    "create cuda graphs | mem: alloc 17.2 gb, res 21.5 gb:  40%|####      | 19/48\rcreate cuda graphs | mem: alloc 17.3 gb, res 21.5 gb:  42%|####      | 20/48",
+    "\x1b[32mINFO:megatron.core.transformer.cuda_graphs:Rank 0: 48 graphable layers.\x1b[0m",
+]
+
+
+def write_log(path: Path, n_lines: int, mix: str) -> int:
+    """Write about ``n_lines`` lines; returns the exact count."""
+    written = 0
+    it = 0
+    ts = T0
+    with open(path, "w") as fh:
+        while written < n_lines:
+            it += 1
+            ts += timedelta(milliseconds=900)
+            block = [mlm_iteration(it, 10**7, 900.0 + (it % 17), 9.0 - (it % 100) / 100, ts=ts, tflops=431.5)]
+            if mix == "realistic":
+                block += [mlm_memory(r, it, 20000.0, 41000.0, 44000.0) for r in (0, 1)]
+                block += _TIMER_BLOCK if it % 2 == 0 else _NOISE
+            block = block[: n_lines - written]
+            fh.write("\n".join(block) + "\n")
+            written += len(block)
+    return written
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--lines", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--mix", choices=("realistic", "iterations"), default="realistic")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "bench.log"
+        n = write_log(log, args.lines, args.mix)
+        size = log.stat().st_size
+        times = []
+        summary = None
+        for _ in range(args.repeats):
+            parsed = None  # free the previous result first: each repeat starts from the same memory state
+            start = time.perf_counter()
+            parsed = parse_path(log)
+            times.append(time.perf_counter() - start)
+            summary = {"format": parsed.format, "iterations": len(parsed.iterations), "memory_reports": len(parsed.memory),
+                       "timers": len(parsed.timers), "events": len(parsed.events), "failures": len(parsed.failures)}
+    stats = summarize(times)
+    result = {
+        "benchmark": "logs-parse",
+        "date": dt.date.today().isoformat(),
+        "lines": n, "bytes": size, "mix": args.mix, "repeats": args.repeats, "budget_s": BUDGET_S,
+        "seconds": [round(t, 3) for t in times],
+        "summary": stats.to_dict(),
+        "max_s": round(max(times), 3),
+        "lines_per_s": round(n / stats.median),
+        "within_budget": max(times) <= BUDGET_S,
+        "parsed": summary,
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+    }
+    out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"{result['date']}-logs-parse.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"parsed {n:,} lines ({size / 1e6:.0f} MB, mix {args.mix}): median {stats.median:.2f}s, max {max(times):.2f}s "
+          f"(budget {BUDGET_S:.0f}s) -> {'OK' if result['within_budget'] else 'TOO SLOW'}; wrote {out}")
+    return 0 if result["within_budget"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
