@@ -8,9 +8,9 @@ Lines are yielded one at a time: a file is never held in memory.
 
 from __future__ import annotations
 
-import gzip
-import io
+import codecs
 import re
+import zlib
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
@@ -92,11 +92,11 @@ def _sniff(path: Path) -> tuple[bool, bytes]:
         raise InputError(source, "empty file", hint="pass the stdout/stderr log of a training run")
     is_gz = head[:2] == GZIP_MAGIC
     if is_gz:
+        # Decompress the start only; a truncated tail is reported later, with what was read.
         try:
-            with gzip.open(path, "rb") as fh:
-                head = fh.read(_SNIFF_BYTES)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise InputError(source, f"gzip data is corrupt or truncated: {exc}") from None
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, _SNIFF_BYTES)
+        except zlib.error as exc:
+            raise InputError(source, f"gzip data is corrupt: {exc}") from None
         if not head:
             raise InputError(source, "gzip file decompresses to nothing (empty log)")
     if b"\x00" in head:
@@ -106,15 +106,6 @@ def _sniff(path: Path) -> tuple[bool, bytes]:
             hint="pass the text log; .gz files are read directly",
         )
     return is_gz, head
-
-
-def open_text(path: str | Path) -> io.TextIOBase:
-    """Open a plain or gzip log as text (UTF-8, undecodable bytes replaced), after sniffing it."""
-    path = Path(path)
-    is_gz, _ = _sniff(path)
-    if is_gz:
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace", newline="\n")
-    return open(path, encoding="utf-8", errors="replace", newline="\n")
 
 
 class LogFile:
@@ -131,25 +122,50 @@ class LogFile:
         self.is_gzip, _ = _sniff(self.path)
 
     def lines(self) -> Iterator[str]:
-        fh = open_text(self.path)
         last = ""
-        try:
-            while True:
-                try:
-                    chunk = fh.readlines(1 << 20)
-                except (EOFError, OSError, gzip.BadGzipFile) as exc:
-                    self.warnings.append(
-                        f"gzip stream ends early or is corrupt ({exc}); parsed the text before that point"
-                    )
-                    return
-                if not chunk:
-                    break
-                last = chunk[-1]
-                yield from chunk
-        finally:
-            fh.close()
+        for line in self._gzip_lines() if self.is_gzip else self._plain_lines():
+            last = line
+            yield line
         if last and not last.endswith("\n"):
             self.warnings.append("last line has no newline: the log may be truncated mid-line")
+
+    def _plain_lines(self) -> Iterator[str]:
+        with open(self.path, encoding="utf-8", errors="replace", newline="\n") as fh:
+            while True:
+                chunk = fh.readlines(1 << 20)
+                if not chunk:
+                    return
+                yield from chunk
+
+    def _gzip_lines(self) -> Iterator[str]:
+        """Stream-decompress (multi-member aware); a truncated or corrupt tail keeps what came before."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending = ""
+        with open(self.path, "rb") as fh:
+            while True:
+                raw = fh.read(1 << 20)
+                if not raw:
+                    break
+                try:
+                    data = z.decompress(raw)
+                    while z.eof and z.unused_data:  # concatenated gzip members
+                        rest = z.unused_data
+                        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                        data += z.decompress(rest)
+                except zlib.error as exc:
+                    self.warnings.append(f"gzip data is corrupt ({exc}); parsed the text before that point")
+                    break
+                text = pending + decoder.decode(data)
+                lines = text.split("\n")
+                pending = lines.pop()
+                for line in lines:
+                    yield line + "\n"
+        if not z.eof:
+            self.warnings.append("gzip stream ends early (truncated file); parsed the text before that point")
+        pending += decoder.decode(b"", final=True)
+        if pending:
+            yield pending
 
 
 def read_lines(path: str | Path) -> Iterator[str]:
