@@ -123,3 +123,31 @@ def test_yaml_comments_did_not_cut_any_text():
             assert " #" not in m.group(2), line
     for sig in load_catalog():
         assert not sig.source.rstrip().endswith(("PR", "issue", ",")), (sig.id, sig.source)
+
+
+RULES_CATALOG = Path(__file__).resolve().parent.parent / "skill_tools" / "rules" / "catalog.yaml"
+
+
+def _referenced_rules() -> set[str]:
+    refs = set()
+    for sig in load_catalog():
+        if sig.rule:
+            refs.add(sig.rule)
+        refs.update(sig.needle_rules.values())
+    return refs
+
+
+@pytest.mark.skipif(not RULES_CATALOG.exists(), reason="skill_tools/rules/catalog.yaml not written yet")
+def test_every_referenced_rule_exists_in_the_validator_catalog():
+    rules = yaml.safe_load(RULES_CATALOG.read_text())
+    rules = rules["rules"] if isinstance(rules, dict) else rules
+    ids = {r["id"] for r in rules}
+    missing = sorted(_referenced_rules() - ids)
+    assert not missing, f"signatures.yaml references rule ids absent from catalog.yaml: {missing}"
+
+
+def test_specific_message_reports_its_specific_rule():
+    (f,) = diagnose_lines(["AssertionError: moe cuda graph is only supported with drop-padding MoE."])
+    assert (f.id, f.rule) == ("invalid-graph-scope", "moe-scope-needs-drop-pad")
+    (f,) = diagnose_lines(["ValueError: Energon native sequence packing does not support CUDA graphs."])
+    assert (f.id, f.rule) == ("packed-seq-non-tensor-input", "energon-packing")

@@ -42,6 +42,7 @@ class Signature:
     severity: str
     needles: tuple[str, ...]
     regex: tuple[tuple[str, re.Pattern[str]], ...]
+    needle_rules: dict[str, str]  # needle -> more specific validator rule id
     check: str | None
     cause: str
     fix: str
@@ -97,11 +98,20 @@ def _signature(entry: dict[str, Any]) -> Signature:
     regex = tuple(
         (r["contains"], re.compile(r["pattern"])) for r in entry.get("regex") or ()
     )
+    needles, needle_rules = [], {}
+    for n in entry.get("needles") or ():
+        if isinstance(n, dict):
+            needles.append(n["text"])
+            if n.get("rule"):
+                needle_rules[n["text"]] = n["rule"]
+        else:
+            needles.append(n)
     return Signature(
         id=entry["id"],
         severity=entry.get("severity", "error"),
-        needles=tuple(entry.get("needles") or ()),
+        needles=tuple(needles),
         regex=regex,
+        needle_rules=needle_rules,
         check=entry.get("check"),
         cause=" ".join(str(entry["cause"]).split()),
         fix=" ".join(str(entry["fix"]).split()),
@@ -138,7 +148,7 @@ def make_failure(sig: Signature, line_no: int | None, evidence: str, rank: int |
         evidence=_evidence(evidence),
         cause=sig.cause,
         fix=sig.fix,
-        rule=sig.rule,
+        rule=next((r for n, r in sig.needle_rules.items() if n in evidence), sig.rule),
         severity=sig.severity,
         ranks=[rank] if rank is not None else [],
         pain_point=sig.pain_point,
