@@ -208,3 +208,19 @@ def test_restart_from_checkpoint_keeps_later_line_and_warns():
     (it,) = log.iterations
     assert it.elapsed_ms == 120.0
     assert any("logged twice" in w for w in log.warnings)
+
+
+HARNESS_INFERENCE_LOG = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "2026-12-02-inference-h200-block-worker.log"
+
+
+@pytest.mark.skipif(not HARNESS_INFERENCE_LOG.exists(), reason="GPU harness inference log not in this checkout")
+def test_real_h200_harness_inference_log():
+    """Printed on the H200 by this project's GPU harness (MCore's own loggers + tqdm)."""
+    from skill_tools.logs.steady import detect_capture
+
+    log = parse_path(HARNESS_INFERENCE_LOG)
+    assert log.format == "mcore-events" and log.failures == []
+    cap = detect_capture(log)
+    assert not cap.detected  # no training graph in an inference run
+    assert (cap.inference_captures, cap.inference_graphs, cap.inference_seconds) == (1, 8, 1.36)
+    assert cap.graph_memory_mib["inference_reserved"] == pytest.approx(314.0)

@@ -88,8 +88,11 @@ def _print_summary(s: dict[str, Any], title: str = "") -> None:
     if cap["detected"]:
         secs = "" if cap["seconds"] is None else f", {cap['seconds']:.2f} s ({cap['seconds_source']})"
         print(f"  capture: {cap['impl']} graph captured in iteration {cap['iteration']}{secs}")
-    else:
+    elif not cap["inference_captures"]:
         print("  capture: none detected (eager run, or graphs silently off)")
+    if cap["inference_captures"]:
+        n = f"{cap['inference_graphs']} " if cap["inference_graphs"] else ""
+        print(f"  inference: {n}cuda graph(s) built {cap['inference_captures']} time(s), last in {cap['inference_seconds']} s")
     if cap["graphable_layers"]:
         print("  graphable layers per rank: " + ", ".join(f"rank {r}: {n}" for r, n in cap["graphable_layers"].items()))
     if cap["graph_memory_mib"]:

@@ -15,7 +15,8 @@ Sources (core_v0.19.0 unless noted):
   ``create cuda graphs | mem: alloc {a}, res {r}``, l.638 ``> built {n} cuda graph(s) in {t:.2f} sec,
   with total memory usage: allocated {a}, reserved {r}.``
 - ``megatron/core/inference/engines/dynamic_engine.py`` l.441 ``> dynamic_engine.py: building cuda
-  graphs for``, l.567 ``> built cuda graph(s) in {t:.2f} sec. Mempool: reserved {r}, allocated {a}. ...``
+  graphs for``, l.541 ``  [graph %d/%d] ...``, l.567 ``> built cuda graph(s) in {t:.2f} sec. Mempool:
+  reserved {r}, allocated {a}. Process-wide delta: allocated {a}, reserved {r}.``
 - Megatron Bridge ``src/megatron/bridge/training/train.py`` @067f987 l.1677 ``Deleting CUDA graphs``
 - TransformerEngine ``transformer_engine/pytorch/graph.py``: ``make_graphed_callables`` prints no INFO
   line; its deprecation warnings name it, which is the only trace of a TE capture in some logs.
@@ -75,7 +76,8 @@ _RULES: tuple[tuple[str, re.Pattern[str] | None, str, str, str | None], ...] = (
     ("graphs deleted with explicit reset", re.compile(r"Rank (\d+): (\d+) graphs deleted with explicit reset, (\d+) graphs"), "deleted", "transformer_engine", None),
     ("Deleting CUDA graphs", None, "deleted", "bridge", None),
     ("dynamic_engine.py: building cuda graphs", None, "capture_start", "inference", "inference"),
-    ("> built cuda graph(s) in", re.compile(r"built cuda graph\(s\) in ([0-9.]+) sec\. Mempool: reserved " + _MEM + r", allocated " + _MEM), "capture_end", "inference", "inference"),
+    ("> built cuda graph(s) in", re.compile(r"built cuda graph\(s\) in ([0-9.]+) sec\.(?: Mempool: reserved " + _MEM + r", allocated " + _MEM + r"\.)?(?: Process-wide delta: allocated " + _MEM + r", reserved " + _MEM + r")?"), "capture_end", "inference", "inference"),
+    ("[graph ", re.compile(r"\[graph (\d+)/(\d+)\]"), "capture_progress", "inference", "inference"),
     ("cuda graph(s) in", re.compile(r"built (\d+) cuda graph\(s\) in ([0-9.]+) sec, with total memory usage: allocated " + _MEM + r", reserved " + _MEM), "capture_end", "local", "training"),
     ("CUDA graphs", re.compile(r"Creating (\d+) CUDA graphs"), "capture_start", "local", "training"),
     ("create cuda graphs | mem:", re.compile(r"create cuda graphs \| mem: alloc " + _MEM + r", res " + _MEM), "capture_progress", "local", "training"),
@@ -105,8 +107,14 @@ def parse_event(line_no: int, text: str, rank: int | None = None) -> GraphEvent 
             ev.rank, ev.seconds = int(g[0]), float(g[1])
         elif kind == "deleted":
             ev.rank, ev.count = int(g[0]), int(g[1]) + int(g[2])
+        elif impl == "inference" and kind == "capture_end":
+            # core_v0.19.0 prints the graph pool and the process-wide delta; older tags only the time.
+            ev.seconds = float(g[0])
+            pool_res, pool_alloc, delta_alloc, delta_res = (mem_to_mib(x) if x else None for x in g[1:5])
+            ev.reserved_mib = delta_res if delta_res is not None else pool_res
+            ev.allocated_mib = delta_alloc if delta_alloc is not None else pool_alloc
         elif impl == "inference":
-            ev.seconds, ev.reserved_mib, ev.allocated_mib = float(g[0]), mem_to_mib(g[1]), mem_to_mib(g[2])
+            ev.count = int(g[1])
         elif impl == "local" and kind == "capture_end":
             ev.count, ev.seconds = int(g[0]), float(g[1])
             ev.allocated_mib, ev.reserved_mib = mem_to_mib(g[2]), mem_to_mib(g[3])

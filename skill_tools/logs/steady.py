@@ -35,6 +35,8 @@ class Capture:
     graphable_layers: dict[int, int] = field(default_factory=dict)
     graph_memory_mib: dict[str, float] = field(default_factory=dict)
     inference_captures: int = 0
+    inference_graphs: int | None = None
+    inference_seconds: float | None = None
     deleted: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -48,6 +50,8 @@ class Capture:
             "graphable_layers": {str(k): v for k, v in sorted(self.graphable_layers.items())},
             "graph_memory_mib": {k: round(v, 1) for k, v in self.graph_memory_mib.items()},
             "inference_captures": self.inference_captures,
+            "inference_graphs": self.inference_graphs,
+            "inference_seconds": self.inference_seconds,
             "deleted": self.deleted,
             "notes": self.notes,
         }
@@ -96,12 +100,15 @@ def detect_capture(log: ParsedLog, steady_median_ms: float | None = None) -> Cap
             cap.graphable_layers[ev.rank] = ev.count
         elif ev.kind == "deleted":
             cap.deleted = True
+        elif ev.scope == "inference" and ev.kind == "capture_progress" and ev.count:
+            cap.inference_graphs = ev.count
         elif ev.scope == "inference" and ev.kind == "capture_end":
             cap.inference_captures += 1
+            cap.inference_seconds = ev.seconds
             if ev.reserved_mib is not None:
-                cap.graph_memory_mib["inference_pool_reserved"] = ev.reserved_mib
+                cap.graph_memory_mib["inference_reserved"] = ev.reserved_mib
             if ev.allocated_mib is not None:
-                cap.graph_memory_mib["inference_pool_allocated"] = ev.allocated_mib
+                cap.graph_memory_mib["inference_allocated"] = ev.allocated_mib
     training = [e for e in log.events if e.kind in ("capture_start", "capture_end") and e.scope == "training"]
     if not training:
         if cap.graphable_layers:
