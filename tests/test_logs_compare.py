@@ -164,3 +164,17 @@ def test_cli_bad_input_exit_2_one_line_no_traceback(fixture):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1 and fixture in proc.stderr
+
+
+def test_large_logs_use_order_statistic_ci_and_stay_fast():
+    import time
+
+    times = [5000.0] * 3 + [1000.0 + (i % 11) for i in range(5000)]
+    t0 = time.perf_counter()
+    st = steady_state(_run(times, loss_shift=0.0))
+    assert time.perf_counter() - t0 < 3.0
+    assert st.ci_method == "order-statistic" and st.n == 5000
+    assert st.ci95_ms[0] <= st.median_ms <= st.ci95_ms[1]
+    graph = _run([3000.0, 1000.0, 1000.0, 5000.0] + [900.0 + (i % 11) for i in range(5000)], capture_before=4)
+    c = compare(_run(times), graph)
+    assert c.verdict == "faster" and c.speedup_ci95[0] <= c.speedup <= c.speedup_ci95[1]

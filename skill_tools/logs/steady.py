@@ -20,7 +20,21 @@ from statistics import median
 from typing import Any
 
 from skill_tools.logs.parse import MARK_CAPTURE, MARK_CHECKPOINT, MARK_EVAL, Iteration, ParsedLog
-from skill_tools.stats import summarize
+from skill_tools.stats import quantile, summarize
+
+# Above this many samples the bootstrap (2000 resamples, pure Python) takes seconds; the median's
+# distribution-free order-statistic CI is then used instead (and said so in ``ci_method``).
+BOOTSTRAP_MAX_N = 1000
+
+
+def median_ci95(xs: list[float]) -> tuple[float, float]:
+    """Order-statistic 95% CI of the median: ranks n/2 -/+ 1.96*sqrt(n)/2 (normal approx. to the binomial)."""
+    ys = sorted(xs)
+    n = len(ys)
+    half = 1.959964 * math.sqrt(n) / 2.0
+    lo = max(0, math.floor(n / 2.0 - half) - 1)
+    hi = min(n - 1, math.ceil(n / 2.0 + half))
+    return ys[lo], ys[hi]
 
 DEFAULT_EAGER_WARMUP = 3  # MCore's default cuda_graph_warmup_steps (transformer_config.py l.1023)
 
@@ -73,6 +87,7 @@ class SteadyState:
     model_tflops_per_gpu: float | None = None
     samples_per_s: float | None = None
     reason: str = ""
+    ci_method: str = "bootstrap"
 
     def to_dict(self) -> dict[str, Any]:
         r = lambda v: None if v is None else round(v, 3)  # noqa: E731
@@ -82,6 +97,7 @@ class SteadyState:
             "p10_ms": r(self.p10_ms),
             "p90_ms": r(self.p90_ms),
             "ci95_ms": None if self.ci95_ms is None else [r(self.ci95_ms[0]), r(self.ci95_ms[1])],
+            "ci_method": self.ci_method if self.ci95_ms is not None else None,
             "iterations_used": self.n,
             "used_range": list(self.used_range) if self.used_range else None,
             "excluded": self.excluded,
@@ -178,7 +194,12 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
             reason = "no per-iteration lines in the log"
         return SteadyState(n=0, median_ms=None, excluded=excluded, reason=reason)
     xs = [it.elapsed_ms for it in used]  # type: ignore[misc]
-    s = summarize(xs, seed=seed)
+    if len(xs) <= BOOTSTRAP_MAX_N:
+        s = summarize(xs, seed=seed)
+        n, med, mean, p10, p90, ci, method = s.n, s.median, s.mean, s.p10, s.p90, (s.ci95_low, s.ci95_high), "bootstrap"
+    else:
+        n, med, mean = len(xs), median(xs), math.fsum(xs) / len(xs)
+        p10, p90, ci, method = quantile(xs, 0.10), quantile(xs, 0.90), median_ci95(xs), "order-statistic"
     tf = [it.tflops_per_gpu for it in used if it.tflops_per_gpu is not None]
     mtf = [it.model_tflops_per_gpu for it in used if it.model_tflops_per_gpu is not None]
     sps = [
@@ -188,19 +209,20 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
     ]
     what = f"after the capture iteration {cap_it.iteration}" if cap_it else f"after {skip_to or 0} warmup iterations"
     return SteadyState(
-        n=s.n,
-        median_ms=s.median,
-        mean_ms=s.mean,
-        p10_ms=s.p10,
-        p90_ms=s.p90,
-        ci95_ms=(s.ci95_low, s.ci95_high),
+        n=n,
+        median_ms=med,
+        mean_ms=mean,
+        p10_ms=p10,
+        p90_ms=p90,
+        ci95_ms=ci,
+        ci_method=method,
         samples_ms=xs,
         used_range=(used[0].iteration, used[-1].iteration),
         excluded=excluded,
         tflops_per_gpu=median(tf) if tf else None,
         model_tflops_per_gpu=median(mtf) if mtf else None,
         samples_per_s=median(sps) if sps else None,
-        reason=f"{s.n} logged iterations {what}",
+        reason=f"{n} logged iterations {what}",
     )
 
 
