@@ -121,19 +121,24 @@ class Iteration:
         out: dict[str, Any] = {"iteration": self.iteration, "train_iters": self.train_iters, "line_no": self.line_no}
         if self.timestamp:
             out["timestamp"] = self.timestamp
-        for attr in _ATTR_TO_KEY:
-            v = getattr(self, attr)
+        losses: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, text in self.fields.items():  # one split, not one search per field
+            v = _num(text)
             if v is None:
                 continue
-            if not math.isfinite(v):
-                v = str(v)  # JSON has no NaN/Infinity
-            elif attr in _COUNT_FIELDS and v.is_integer():
-                v = int(v)
-            out[attr] = v
-        for name in ("losses", "extra"):
-            d = getattr(self, name)
-            if d:
-                out[name] = {k: (x if math.isfinite(x) else str(x)) for k, x in d.items()}
+            attr = F.FIELD_KEYS.get(key)
+            jv: Any = v if math.isfinite(v) else str(v)  # JSON has no NaN/Infinity
+            if attr is not None:
+                out[attr] = int(v) if attr in _COUNT_FIELDS and v.is_integer() else jv
+            elif key.endswith("loss"):
+                losses[key] = jv
+            else:
+                extra[key] = jv
+        if losses:
+            out["losses"] = losses
+        if extra:
+            out["extra"] = extra
         for name in ("step_time_s", "model_tflops_per_gpu", "rank"):
             v = getattr(self, name)
             if v is not None:
