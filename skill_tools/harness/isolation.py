@@ -125,6 +125,7 @@ def classify(lines: list[str], returncode: int | None, timed_out: bool,
     """(error_class, evidence line) for a finished job; (None, None) when it succeeded."""
     if not timed_out and returncode == 0:
         return None, None
+    lines = _without_launcher_epilogue(lines)
     if timed_out:
         last = next((ln for ln in reversed(lines) if ln.strip()), "")
         return "timeout", f"no exit after {timeout_s:g} s; last line: {last.strip()[:300]}"
@@ -142,6 +143,17 @@ def classify(lines: list[str], returncode: int | None, timed_out: bool,
         return f"signal_{sig}", next(ln.strip() for ln in lines if sig in ln)[:500]
     exc = _last_exception(lines)
     return f"exit_{returncode}", exc or f"exit status {returncode}"
+
+
+_LAUNCHER_FAILED = re.compile(r"torch/distributed/elastic/multiprocessing/api\.py.*failed \(exitcode")
+
+
+def _without_launcher_epilogue(lines: list[str]) -> list[str]:
+    """Drop torchrun's own failure report: it names the launcher, never the cause."""
+    for i, line in enumerate(lines):
+        if _LAUNCHER_FAILED.search(line) and i > 0:
+            return lines[:i]
+    return lines
 
 
 def _diagnose(lines: list[str]) -> tuple[str, str] | None:

@@ -100,7 +100,7 @@ def build_optimizer(ddp: DistributedDataParallel, spec: VariantSpec):
         clip_grad=0.0,
         optimizer_cuda_graph=spec.optimizer_graph,
     )
-    return get_megatron_optimizer(opt_config, [ddp])
+    return get_megatron_optimizer(opt_config, [ddp], use_gloo_process_groups=False)
 
 
 def configure_schedule_hooks(config: TransformerConfig, ddp: DistributedDataParallel, optimizer) -> None:
