@@ -29,15 +29,3 @@ def test_variant_captures_replays_and_keeps_loss(tmp_path, workload, variant):
     assert graphed["replayed"] and graphed["replays_per_step"] >= 1
     assert graphed["loss_max_abs_delta"] is not None and graphed["loss_max_abs_delta"] <= 1e-3
     assert eager["graphs_count"] == 0 and not eager["replayed"]
-
-
-def test_dropless_moe_scope_is_refused_before_the_gpu():
-    from skill_tools.errors import InputError
-    from skill_tools.harness.spec import proxy_problem
-
-    assert proxy_problem("transformer_engine", ("moe",), "moe") is not None
-    with pytest.raises(InputError):
-        from skill_tools.config.era import GraphIntent
-        from skill_tools.harness.spec import spec_from_intent
-
-        spec_from_intent(GraphIntent(impl="transformer_engine", modules=("moe",)), workload="moe", size="tiny")

@@ -29,7 +29,9 @@ def _fake_run(spec, trial, out_dir, timeout_s):
     iso = {"returncode": 0, "timed_out": False, "log_path": "x.log", "tail": "", "error_class": None,
            "evidence": None, "wall_s": 1.0}
     if spec.name == "local":
-        return {"trial": trial, "worker": None,
+        return {"trial": trial, "worker": {"ok": False, "phase": "capture",
+                                           "exception": "AcceleratorError: CUDA error: operation would make the "
+                                                        "legacy stream depend on a capturing blocking stream"},
                 "isolation": dict(iso, returncode=1, error_class="capture_error",
                                   evidence="operation not permitted when stream is capturing")}
     if spec.name == "eager":
@@ -59,6 +61,7 @@ def test_schema_fields_and_aggregation(doc):
     assert full["gpu_busy_fraction"] == pytest.approx(1.0 / full["step_ms"]["median"], rel=1e-3)
     assert local["error_class"] == "capture_error" and not local["captured"]
     assert len(local["trials"]) == 1  # a failed variant is not retried
+    assert "legacy stream" in local["exception"] and local["failed_phase"] == "capture"
 
 
 def test_validate_flags_missing_fields(doc):
@@ -80,6 +83,7 @@ def test_markdown_and_outputs(doc, tmp_path):
     md = markdown(doc)
     assert "| full_iteration | yes | yes | 1 |" in md
     assert "capture_error" in md and "FakeGPU" in md
+    assert "worker exception (capture phase)" in md
     paths = write_outputs(doc, tmp_path, "x")
     assert paths["json"].exists() and paths["md"].exists()
     assert load_results(paths["json"])["variants"][1]["name"] == "full_iteration"
@@ -129,3 +133,58 @@ def test_bridge_cmd_pair(capsys):
     assert pair["graph"][-4:] == ["--cuda_graph_impl", "local", "--cuda_graph_scope", "full_iteration"]
     assert pair["eager"][:-2] == pair["graph"][:-4]
     assert main(["bench", "--bridge-cmd", "--impl", "local"]) == 2
+
+
+def test_execute_config_refuses_unrunnable_and_needs_a_gpu(tmp_path, monkeypatch):
+    import shutil
+
+    from skill_tools.config.model import CanonicalConfig
+    from skill_tools.errors import NoGpuError
+    from skill_tools.harness.runner import ExecutionResult, execute_config
+
+    cfg = CanonicalConfig(source="c.yaml")
+    cfg.set("rng.te_rng_tracker", True)
+    cfg.set("model.cuda_graph_impl", "transformer_engine")
+    cfg.set("model.cuda_graph_modules", ["moe_router"])
+    with pytest.raises(InputError, match="dense proxy"):
+        execute_config(cfg, workload="dense", cache_dir=tmp_path)
+    cfg.set("model.cuda_graph_modules", ["attn"])
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(NoGpuError):
+        execute_config(cfg, workload="dense", cache_dir=tmp_path)
+
+
+def test_execute_config_answers_from_cache_without_gpu(tmp_path, monkeypatch):
+    import shutil
+
+    from skill_tools.config.model import CanonicalConfig
+    from skill_tools.harness.runner import ExecutionResult, execute_config
+    from skill_tools.harness.spec import spec_from_config, with_plan
+
+    cfg = CanonicalConfig(source="c.yaml")
+    cfg.set("rng.te_rng_tracker", True)
+    cfg.set("model.cuda_graph_impl", "full_iteration")
+    spec = with_plan(spec_from_config(cfg), steps=20, profile_steps=0)
+    cached = ExecutionResult(captured=True, replayed=True, loss_ok=True, error_class=None, evidence=None,
+                             variant="full_iteration", speedup=2.7)
+    (tmp_path / f"execute-{spec.digest()}.json").write_text(json.dumps(cached.to_dict()))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    got = execute_config(cfg, cache_dir=tmp_path)
+    assert got.captured and got.replayed and got.loss_ok and got.speedup == 2.7
+
+
+def test_illegal_config_is_refused_before_any_gpu_time(tmp_path, monkeypatch):
+    import shutil
+
+    pytest.importorskip("skill_tools.rules.engine")
+    from skill_tools.config.model import CanonicalConfig
+    from skill_tools.harness.runner import execute_config
+
+    calls = []
+    monkeypatch.setattr(shutil, "which", lambda name: calls.append(name))
+    cfg = CanonicalConfig(source="bad.yaml")
+    cfg.set("model.cuda_graph_impl", "full_iteration")
+    cfg.set("rng.te_rng_tracker", False)
+    with pytest.raises(InputError, match="refused before any GPU time"):
+        execute_config(cfg, cache_dir=tmp_path)
+    assert calls == []  # the GPU was never even looked for

@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-variants", action="store_true", help="print the named variants and exit")
     parser.add_argument("--config", type=Path, help="a config (Bridge YAML, Python recipe, ...) to map onto the proxy")
     parser.add_argument("--layer-spec", choices=("te", "local"), default="te", help="TE or local layer spec")
+    parser.add_argument("--same-stream", action="store_true",
+                        help="run every step on MCore's shared capture stream (workaround for torch builds "
+                             "without set_override_stale_capture_stream; unmeasured so far)")
     parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
     parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
@@ -58,7 +61,8 @@ def _variant_specs(args: argparse.Namespace):
     from skill_tools.config.era import GraphIntent
 
     common = dict(workload=args.workload, size=args.size, steps=args.steps, warmup_steps=args.warmup,
-                  nproc=args.nproc, layer_spec=args.layer_spec)
+                  nproc=args.nproc, layer_spec=args.layer_spec,
+                  capture_stream="shared" if args.same_stream else "default")
     notes: list[str] = []
     user_cfg = None
     if args.config is not None:

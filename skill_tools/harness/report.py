@@ -60,7 +60,10 @@ def markdown(doc: dict[str, Any]) -> str:
     failures = [v for v in doc.get("variants", []) if v.get("error_class")]
     if failures:
         lines += ["", "Failures:"]
-        lines += [f"- **{v['name']}**: `{v['error_class']}` — {v.get('evidence') or ''}" for v in failures]
+        for v in failures:
+            lines.append(f"- **{v['name']}**: `{v['error_class']}` — {v.get('evidence') or ''}")
+            if v.get("exception") and v.get("exception") not in (v.get("evidence") or ""):
+                lines.append(f"  - worker exception ({v.get('failed_phase') or '?'} phase): `{v['exception'][:400]}`")
     for note in doc.get("notes", []):
         lines.append(f"- note: {note}")
     return "\n".join(lines) + "\n"

@@ -67,6 +67,8 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
         worker = failed[0].get("worker") or {}
         entry["error_class"] = iso.get("error_class") or ("worker_error" if worker else "no_result")
         entry["evidence"] = iso.get("evidence") or worker.get("exception")
+        entry["exception"] = worker.get("exception")
+        entry["failed_phase"] = worker.get("phase")
         if not ok:
             entry["captured"] = bool(worker.get("captured"))
     kernels = [t["worker"]["kernel_ms_per_step"] for t in ok if t["worker"].get("kernel_ms_per_step")]

@@ -77,6 +77,10 @@ class VariantSpec:
     num_microbatches: int = 1
     lr: float = 1e-4
     te_rng_tracker: bool = True
+    #: "default": steps run on the default stream (as Megatron's loop does); "shared": everything
+    #: runs on MCore's shared capture stream (a workaround for torch builds without
+    #: ``torch.autograd.graph.set_override_stale_capture_stream``; not yet measured).
+    capture_stream: str = "default"
     extra_config: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -168,6 +168,27 @@ def environment() -> dict[str, Any]:
 
 
 def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
+    from skill_tools.harness import training_setup as ts
+
+    t0 = time.perf_counter()
+    GraphCounter.install()
+    result["phase"] = "setup"
+    ts.init_distributed(spec)
+    if spec.capture_stream == "shared":
+        # Everything (DDP hook registration included) on the stream that captures, so autograd's
+        # AccumulateGrad nodes are not bound to the legacy default stream (the failure torch
+        # builds without set_override_stale_capture_stream hit: cudaErrorStreamCaptureImplicit).
+        from megatron.core.full_cuda_graph import get_shared_capture_stream
+
+        stream = get_shared_capture_stream()
+        torch.cuda.graphs.graph.default_capture_stream = stream
+        with torch.cuda.stream(stream):
+            _run_variant(spec, result, t0)
+    else:
+        _run_variant(spec, result, t0)
+
+
+def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     from megatron.core.full_cuda_graph import FullCudaGraphWrapper
     from megatron.core.optimizer.optimizer_cuda_graph import OptimizerCudaGraphWrapper
     from megatron.core.pipeline_parallel import get_forward_backward_func
@@ -175,10 +196,6 @@ def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
     from skill_tools.harness import proxy
     from skill_tools.harness import training_setup as ts
 
-    t0 = time.perf_counter()
-    GraphCounter.install()
-    result["phase"] = "setup"
-    ts.init_distributed(spec)
     ts.init_rng(spec)
     num_microbatches = ts.init_microbatches(spec)
     config = proxy.transformer_config(spec)
@@ -253,8 +270,11 @@ def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
     records = graph_records(spec, ddp, helper)
     result["graph_records"] = records
     result["graphs_count"] = sum(records.values())
-    result["captures_observed"] = GraphCounter.captures - captures_before
-    result["captured"] = result["graphs_count"] > 0 and result["captures_observed"] > 0
+    # Per-layer local graphs may be created at the end of the step before ``capture_step``
+    # (CudaGraphManager counts its own warmup), so captures are counted from process start.
+    result["captures_observed"] = GraphCounter.captures
+    result["captures_in_capture_step"] = GraphCounter.captures - captures_before
+    result["captured"] = result["graphs_count"] > 0 and GraphCounter.captures > 0
     result["capture_s"] = round(capture_wall[1] - capture_wall[0], 4) if len(capture_wall) == 2 else None
 
     result["phase"] = "measure"
