@@ -164,6 +164,7 @@ def test_execute_config_answers_from_cache_without_gpu(tmp_path, monkeypatch):
     cfg = CanonicalConfig(source="c.yaml")
     cfg.set("rng.te_rng_tracker", True)
     cfg.set("model.cuda_graph_impl", "full_iteration")
+    cfg.set("rerun_state_machine.check_for_nan_in_loss", False)
     spec = with_plan(spec_from_config(cfg), steps=20, profile_steps=0)
     cached = ExecutionResult(captured=True, replayed=True, loss_ok=True, error_class=None, evidence=None,
                              variant="full_iteration", speedup=2.7)
