@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_differential.py [--count 5000]
     PYTHONPATH=. .venv-legacy/bin/python benchmarks/bench_differential.py
 
-Writes benchmarks/results/differential_<era>_<mcore>_<date>.json.
+Writes benchmarks/results/<date>-differential-<era>-<mcore>.json.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> int:
     res = run(era, args.count, seed=args.seed)
     data = {**res.to_dict(), "seed": args.seed, "seconds": round(time.perf_counter() - t0, 2),
             "date": dt.date.today().isoformat()}
-    out = pathlib.Path(__file__).parent / "results" / f"differential_{era.name}_{era.mcore_version}_{data['date']}.json"
+    out = pathlib.Path(__file__).parent / "results" / f"{data['date']}-differential-{era.name}-{era.mcore_version}.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
     print(json.dumps({k: data[k] for k in ("era", "mcore_version", "count", "oracle_errors", "disagreements", "seconds")}))
     return 0 if not res.disagreements else 1

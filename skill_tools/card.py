@@ -81,10 +81,11 @@ class SyncReport:
 
 
 def classify(rel: str, data: Any) -> str | None:
-    """training | inference | evals | tool, or None for a JSON file that is none of these.
+    """training | inference | evals | tool | differential, or None for a JSON file that is none of these.
 
     ``evals`` is an eval scoring report (``skill-tools evals``); ``tool`` is a speed benchmark
-    of one of the helpers themselves (``{"benchmark": name, "summary": {...}}``).
+    of one of the helpers themselves (``{"benchmark": name, "summary": {...}}``);
+    ``differential`` is a rule-catalog-vs-MCore run (``benchmarks/bench_differential.py``).
     """
     if not isinstance(data, dict):
         return None
@@ -95,6 +96,8 @@ def classify(rel: str, data: Any) -> str | None:
         return "evals"
     if isinstance(data.get("benchmark"), str) and isinstance(data.get("summary"), dict):
         return "tool"
+    if "disagreements" in data and "mcore_version" in data and "count" in data:
+        return "differential"
     return None
 
 
@@ -560,6 +563,16 @@ def render_benchmark(files: list[ResultsFile]) -> str:
         lines += ["## Eval scoring (`skill-tools evals`)", ""]
         for f in evals:
             lines += _evals_section(f)
+    diffs = [f for f in files if f.kind == "differential"]
+    if diffs:
+        lines += ["## Rule catalog vs megatron-core (differential)", "",
+                  "| results file | megatron-core | configs | MCore rejected | disagreements | rules hit |",
+                  "|---|---|---:|---:|---:|---:|"]
+        for f in diffs:
+            d = f.data
+            lines.append(f"| `{f.rel}` | {d['mcore_version']} | {d['count']} | {d.get('oracle_errors', '—')} | "
+                         f"{d['disagreements']} | {len(d.get('rules_hit') or {})} |")
+        lines.append("")
     tools = [f for f in files if f.kind == "tool"]
     if tools:
         lines += ["## Helper speed", ""]

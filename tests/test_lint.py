@@ -122,11 +122,11 @@ def test_skill_md_too_long(pkg):
 
 
 def test_broken_link_and_code_path(pkg):
-    (pkg / "SKILL.md").write_text(SKILL + "[gone](references/missing.md)\nrun `scripts/nope.sh`\n"
+    (pkg / "SKILL.md").write_text(SKILL + "[gone](references/missing.md)\nrun `skill_tools/nope.py`\n"
                                   "[web](https://example.com) [anchor](#x)\n```\n[in fence](nowhere.md)\n```\n")
     msgs = messages(pkg)
     assert any("SKILL.md:10" in m and "'references/missing.md'" in m for m in msgs), msgs
-    assert any("SKILL.md:11" in m and "'scripts/nope.sh'" in m for m in msgs), msgs
+    assert any("SKILL.md:11" in m and "'skill_tools/nope.py'" in m for m in msgs), msgs
     assert not any("example.com" in m or "nowhere" in m or "#x" in m for m in msgs), msgs
 
 
