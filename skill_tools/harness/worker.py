@@ -230,10 +230,13 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     capture_wall: list[float] = []
 
     def run_step(i: int) -> None:
-        if i == capture_step:
-            torch.cuda.synchronize()
+        if GraphCounter.captures == 0:
+            # Overwritten until a step captures: the peak before the capturing step. The
+            # caching allocator's stats are host-side, so this needs no sync.
             memory["max_allocated_before_capture_mb"] = torch.cuda.max_memory_allocated() / 2**20
             memory["max_reserved_before_capture_mb"] = torch.cuda.max_memory_reserved() / 2**20
+        if i == capture_step:
+            torch.cuda.synchronize()
             capture_wall.append(time.perf_counter())
         starts[i].record()
         if helper is not None and i == capture_step and not helper.capture_finished():
@@ -254,6 +257,8 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
         sums = torch.stack([r["lm loss"] for r in reduced]).sum(0)
         losses[i] = sums[0] / sums[1]
         ends[i].record()
+        if GraphCounter.captures and "first_capture_step" not in result:
+            result["first_capture_step"] = i
         if i == capture_step:
             torch.cuda.synchronize()
             capture_wall.append(time.perf_counter())
