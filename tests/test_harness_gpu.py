@@ -12,15 +12,18 @@ pytestmark = pytest.mark.gpu
 COMMON = dict(size="tiny", steps=6, warmup_steps=3, settle_steps=1, profile_steps=2)
 
 
-@pytest.mark.parametrize("workload,variant", [
-    ("dense", "full_iteration"),
-    ("dense", "full_iteration+optimizer"),
-    ("dense", "local"),
-    ("dense", "te:attn+mlp"),
-    ("moe", "te:attn+moe_router+moe_preprocess"),
+@pytest.mark.parametrize("workload,variant,stream", [
+    ("dense", "full_iteration", "default"),
+    ("dense", "full_iteration", "shared"),
+    ("dense", "full_iteration+optimizer", "default"),
+    ("dense", "local", "default"),
+    ("dense", "te:attn+mlp", "default"),
+    ("dense", "te:attn+mlp", "shared"),
+    ("moe", "te:attn+moe_router+moe_preprocess", "default"),
 ])
-def test_variant_captures_replays_and_keeps_loss(tmp_path, workload, variant):
-    specs = [named_variant("eager", workload=workload, **COMMON), named_variant(variant, workload=workload, **COMMON)]
+def test_variant_captures_replays_and_keeps_loss(tmp_path, workload, variant, stream):
+    common = dict(COMMON, capture_stream=stream)
+    specs = [named_variant("eager", workload=workload, **common), named_variant(variant, workload=workload, **common)]
     doc = run_variants(specs, trials=1, out_dir=tmp_path, timeout_s=240, progress=False)
     eager, graphed = doc["variants"]
     assert eager["error_class"] is None, eager["evidence"]
