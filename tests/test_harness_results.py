@@ -189,3 +189,15 @@ def test_illegal_config_is_refused_before_any_gpu_time(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="refused before any GPU time"):
         execute_config(cfg, cache_dir=tmp_path)
     assert calls == []  # the GPU was never even looked for
+
+
+def test_bench_dry_run_lists_checked_variants_without_gpu(capsys, monkeypatch):
+    import shutil
+
+    from skill_tools.cli import main
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["bench", "--dry-run", "--json", "--workload", "moe_droppad"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [v["name"] for v in plan["variants"]] == ["eager", "te:moe", "te:attn+moe_router+moe_preprocess"]
+    assert all(v["workload"] == "moe_droppad" for v in plan["variants"])

@@ -40,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
     parser.add_argument("--name", help="results file stem (default: <date>-training-<workload>-<size>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check and print the variants that would run (no GPU needed), then exit")
+    parser.add_argument("--mcore-version", help="megatron-core version whose rules the configs are checked "
+                                                "against (default: the installed one)")
     parser.add_argument("--bridge-cmd", action="store_true",
                         help="print the Bridge scripts/performance/run_script.py command pair and exit")
     parser.add_argument("--model-family", default="llama", help="for --bridge-cmd: -m/--model_family_name")
@@ -136,8 +140,17 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.harness.runner import require_gpu, run_variants
     from skill_tools.harness.spec import refuse_illegal
 
+    from skill_tools.config.era import resolve_era
+
     specs, user_cfg, notes = _variant_specs(args)
-    refuse_illegal(specs, user_cfg)  # before any GPU time
+    refuse_illegal(specs, user_cfg, resolve_era(args.mcore_version))  # before any GPU time
+    if args.dry_run:
+        plan = {"variants": [s.to_dict() for s in specs], "trials": args.trials, "notes": notes,
+                "order": "interleaved by trial", "worker": "torchrun -m skill_tools.harness.worker"}
+        print(json.dumps(plan, indent=1) if args.json else "\n".join(
+            f"{s.name:36s} impl={s.impl} modules={','.join(s.modules) or '-'} steps={s.steps} "
+            f"warmup={s.warmup_steps}" for s in specs))
+        return EXIT_OK
     require_gpu()
     doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
                        progress=not args.no_progress)
