@@ -49,12 +49,14 @@ def markdown(doc: dict[str, Any]) -> str:
                   if mem else "–")
         graphed = v.get("impl") != "none" or v.get("optimizer_graph")
         delta = v.get("loss_max_abs_delta")
+        busy = v.get("gpu_busy_fraction")
+        busy_txt = "–" if busy is None else f"{100 * busy:.0f}%"
         lines.append(
             f"| {v['name']} | {'yes' if v.get('captured') else ('–' if not graphed else 'no')} "
             f"| {'yes' if v.get('replayed') else ('–' if not graphed else 'no')} | {v.get('graphs_count', 0)} "
             f"| {step} | {_speedup(v)} | {'–' if delta is None else f'{delta:.2e}'} "
             f"| {_fmt(v.get('kernel_ms_per_step'), 3)} "
-            f"| {'–' if v.get('gpu_busy_fraction') is None else f'{100 * v['gpu_busy_fraction']:.0f}%'} "
+            f"| {busy_txt} "
             f"| {memtxt} | {v.get('error_class') or ''} |"
         )
     failures = [v for v in doc.get("variants", []) if v.get("error_class")]
