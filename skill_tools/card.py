@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
+from skill_tools.rules.catalog import RULES_DOC
+from skill_tools.rules.catalog import load as load_catalog
+from skill_tools.rules.reference_doc import render as render_rules_doc
 
 RESULTS_DIR = "benchmarks/results"
 CARD = "card.yaml"
@@ -600,12 +603,17 @@ def sync(root: Path, *, check: bool = False) -> SyncReport:
     old_bench = bench_path.read_text(encoding="utf-8") if bench_path.is_file() else None
     new_bench = render_benchmark(files)
     report = SyncReport(files, skipped, new_card, new_bench)
-    for rel, old, new, path in ((CARD, old_card, new_card, card_path), (BENCHMARK, old_bench, new_bench, bench_path)):
+    rules_path = root / RULES_DOC
+    old_rules = rules_path.read_text(encoding="utf-8") if rules_path.is_file() else None
+    new_rules = render_rules_doc(load_catalog())
+    for rel, old, new, path in ((CARD, old_card, new_card, card_path), (BENCHMARK, old_bench, new_bench, bench_path),
+                                (RULES_DOC, old_rules, new_rules, rules_path)):
         if old == new:
             continue
         if check:
             report.stale.append(rel)
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(new, encoding="utf-8")
             report.written.append(rel)
     return report

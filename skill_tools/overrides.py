@@ -54,7 +54,7 @@ def parse_scope(scope: str | list[str] | None) -> list[str] | None:
 def plan(cfg: CanonicalConfig, impl: str | None, scope: str | list[str] | None, era: Era, *,
          warmup: int | None = None, inference_scope: str | None = None, env: dict[str, str] | None = None) -> Plan:
     """The overrides for ``impl``/``scope`` (``scope=None`` keeps the current modules)."""
-    current = read_intent(cfg)
+    current = read_intent(cfg, era=era)
     names = parse_scope(scope)
     notes: list[str] = []
     bad = [n for n in (names or []) if n not in PERF_HARNESS_SCOPES + ("full_iteration_inference",)]

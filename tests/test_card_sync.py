@@ -66,7 +66,7 @@ def test_expected_change_direction_follows_the_confidence_interval(skill: Path) 
 
 def test_sync_writes_then_check_is_clean_and_comments_survive(skill: Path) -> None:
     report = sync(skill)
-    assert sorted(report.written) == ["BENCHMARK.md", "card.yaml"]
+    assert sorted(report.written) == ["BENCHMARK.md", "card.yaml", "references/rules.md"]
     text = (skill / "card.yaml").read_text()
     assert "# A hand-written comment that sync must keep." in text and "# inline comment kept" in text
     card = yaml.safe_load(text)
@@ -123,7 +123,7 @@ def test_unknown_json_is_skipped_not_fatal(skill: Path) -> None:
 def test_cli_check_exit_codes_and_json(skill: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["card", "sync", "--check", "--root", str(skill), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["ok"] is False and sorted(out["stale"]) == ["BENCHMARK.md", "card.yaml"]
+    assert out["ok"] is False and sorted(out["stale"]) == ["BENCHMARK.md", "card.yaml", "references/rules.md"]
     assert main(["card", "sync", "--root", str(skill)]) == 0
     capsys.readouterr()
     assert main(["card", "sync", "--check", "--root", str(skill), "--json"]) == 0

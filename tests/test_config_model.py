@@ -63,3 +63,14 @@ def test_as_name_list(value, expected):
 
 def test_plain_converts_nested_containers():
     assert plain({"a": (Scope.attn, 1)}) == {"a": ["attn", 1]}
+
+
+def test_read_intent_full_iteration_scope_with_impl_none_is_era_dependent():
+    from skill_tools.config.era import era_for, read_intent
+
+    cfg = CanonicalConfig.from_nested({"model": {"cuda_graph_impl": "none", "cuda_graph_scope": ["full_iteration"]}})
+    # 0.18+ migrates the deprecated scope to cuda_graph_impl="full_iteration" whatever the impl was
+    assert read_intent(cfg, era=era_for("0.19.2")).impl == "full_iteration"
+    assert read_intent(cfg).impl == "full_iteration"
+    # 0.16-0.17 read the scope only for the local impl: graphs stay off
+    assert read_intent(cfg, era=era_for("0.16.1")).impl == "none"

@@ -171,8 +171,16 @@ class GraphIntent:
         return "layer" if self.impl == "local" else "none"
 
 
-def read_intent(cfg: CanonicalConfig, section: str = "model") -> GraphIntent:
-    """Read the graph settings of either era (and the deprecated boolean flags)."""
+def read_intent(cfg: CanonicalConfig, section: str = "model", era: Era | None = None) -> GraphIntent:
+    """Read the graph settings of either era (and the deprecated boolean flags).
+
+    ``era`` selects whose migration applies to a deprecated ``full_iteration`` scope value
+    with ``cuda_graph_impl="none"``: megatron-core 0.18+ turns it into
+    ``cuda_graph_impl="full_iteration"`` (``cuda_graph_config.py``
+    ``get_deprecated_cuda_graph_modules_migration``), 0.16–0.17 leave graphs off. ``None``
+    means the newest era.
+    """
+    migrates_none = era is None or era.name == "current"
     p = section + "."
     spelled: dict[str, str] = {}
     impl = cfg.get(p + "cuda_graph_impl")
@@ -200,7 +208,7 @@ def read_intent(cfg: CanonicalConfig, section: str = "model") -> GraphIntent:
     modules: list[str] = []
     for name in raw:
         if name == "full_iteration":
-            if impl == "local":
+            if impl == "local" or (impl == "none" and migrates_none):
                 impl = "full_iteration"
                 spelled["impl"] = f"{spelled.get('impl', p + 'cuda_graph_impl')}+{spelled['modules']}"
         elif name == "full_iteration_inference":
@@ -262,7 +270,7 @@ class Migration:
 def migrations(cfg: CanonicalConfig, era: Era, section: str = "model") -> list[Migration]:
     """Keys of ``cfg`` that the target era does not take (or takes only as deprecated)."""
     p = section + "."
-    intent = read_intent(cfg, section)
+    intent = read_intent(cfg, section, era)
     target = intent_values(intent, era, section)
     target = {k: v for k, v in target.items() if v is not None}
     out: list[Migration] = []

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
+#: The generated rule reference (``skill-tools card sync`` writes it from this catalog).
+RULES_DOC = "references/rules.md"
 SEVERITIES = ("error", "warning", "info")
 LEVELS = ("mcore", "megatron_lm", "bridge", "runtime", "advice")
 
@@ -73,6 +75,7 @@ def load() -> Catalog:
             id=raw["id"], level=raw["level"], severity=raw["severity"], eras=tuple(raw["eras"]),
             keys=tuple(raw.get("keys") or ()), message=raw["message"], why=raw.get("why", ""),
             citations=tuple(cites if isinstance(cites, list) else [cites]), fix=dict(raw.get("fix") or {}),
-            mcore_message=raw.get("mcore_message"), pain_point=raw.get("pain_point"), docs=raw.get("docs"),
+            mcore_message=raw.get("mcore_message"), pain_point=raw.get("pain_point"),
+            docs=raw.get("docs") or f"{RULES_DOC}#{raw['id']}",
         ))
     return Catalog(rules=tuple(rules), defaults=dict(data.get("defaults") or {}))

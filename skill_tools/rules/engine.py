@@ -83,7 +83,7 @@ def context(cfg: CanonicalConfig, era: Era, env: dict[str, str] | None = None) -
     sim = simulate({k: v for k, v in model.items() if k in explicit or k not in ("cuda_graph_scope",)}, era)
     merged_env = dict(cfg.env)
     merged_env.update(env or {})
-    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg), frontend=frontend_of(cfg), env=merged_env)
+    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg, era=era), frontend=frontend_of(cfg), env=merged_env)
 
 
 def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | None = None,
