@@ -130,6 +130,7 @@ def run_variants(specs: list[VariantSpec], *, trials: int, out_dir: Path, timeou
         "layer_spec": base.layer_spec, "precision": "bf16", "optimizer": "adam (MCore, Float16OptimizerWithFloat16Params)",
         "ddp": "MCore DistributedDataParallel", "micro_batch_size": base.micro_batch_size,
         "num_microbatches": base.num_microbatches, "order": "interleaved by trial",
+        "capture_stream": base.capture_stream,
     }
     return build_results([s.to_dict() for s in specs], by_name, workload=wl)
 
