@@ -41,11 +41,12 @@ if has_cmd recommend && [ -f "$MOE" ]; then
 fi
 
 if has_cmd logs; then
-  eager=$(ls benchmarks/results/*eager*.log 2>/dev/null | head -1)
-  graph=$(ls benchmarks/results/*full_iteration*.log 2>/dev/null | head -1)
-  if [ -n "$eager" ] && [ -n "$graph" ]; then
-    bold "5. compare an eager and a graphed training log"
-    run 0 1 -- skill-tools logs "$eager" "$graph"
+  bold "5. read training logs: eager vs full-iteration graph (synthetic logs built from Megatron-LM's format strings)"
+  run 0 1 -- skill-tools logs tests/fixtures/logs/synthetic_mlm_eager.log tests/fixtures/logs/synthetic_mlm_full_iteration.log
+  failed=benchmarks/results/2026-12-02-training-h200-dense-tiny-full_iteration.log
+  if [ -f "$failed" ]; then
+    bold "   diagnose a real failed capture (H200 harness log)"
+    run 1 -- skill-tools logs "$failed"
   fi
 fi
 

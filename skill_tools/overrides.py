@@ -138,6 +138,7 @@ def rewrite_yaml(text: str, changes: dict[str, Any], source: str = "<yaml>") -> 
 
     yaml = YAML()
     yaml.preserve_quotes = True
+    yaml.width = 1 << 20  # never re-wrap the user's long lines (e.g. _target_ paths)
     yaml.representer.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     try:
         doc = yaml.load(text)

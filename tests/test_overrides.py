@@ -54,3 +54,18 @@ def test_atomic_write_leaves_original_on_failure(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_atomic(target, "new\n")
     assert target.read_text() == "original\n" and [p.name for p in tmp_path.iterdir()] == ["c.yaml"]
+
+
+def test_yaml_rewrite_does_not_rewrap_long_lines(tmp_path):
+    """Only the graph keys change: a long `_target_` line elsewhere stays byte-identical."""
+    from skill_tools.cli import main
+
+    long_target = "megatron.core.distributed.distributed_data_parallel_config.DistributedDataParallelConfig"
+    src = tmp_path / "cfg.yaml"
+    src.write_text(
+        "model:\n  num_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  cuda_graph_impl: none\n"
+        f"ddp:\n  _target_: {long_target}\n  use_distributed_optimizer: true\n"
+    )
+    out = tmp_path / "fixed.yaml"
+    assert main(["apply", str(src), "--impl", "transformer_engine", "--scope", "attn", "--out", str(out)]) == 0
+    assert f"  _target_: {long_target}\n" in out.read_text()

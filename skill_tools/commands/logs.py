@@ -87,7 +87,8 @@ def _print_summary(s: dict[str, Any], title: str = "") -> None:
     cap = s["capture"]
     if cap["detected"]:
         secs = "" if cap["seconds"] is None else f", {cap['seconds']:.2f} s ({cap['seconds_source']})"
-        print(f"  capture: {cap['impl']} graph captured in iteration {cap['iteration']}{secs}")
+        when = "" if cap["iteration"] is None else f" in iteration {cap['iteration']}"
+        print(f"  capture: {cap['impl']} graph capture seen{when}{secs}")
     elif not cap["inference_captures"]:
         print("  capture: none detected (eager run, or graphs silently off)")
     if cap["inference_captures"]:
