@@ -191,3 +191,17 @@ def test_execute_refused_config_scores_zero(taskset, tmp_path):
                        executor=Executor(tmp_path, runner=refuse))
     c = checks(report["answers"][0], "executes")[0]
     assert c["score"] == 0.0 and "refused" in c["explanation"]
+
+
+def test_validation_uses_the_task_context(taskset):
+    """A snippet that only sets graph keys is judged against the user's MoE model from the question."""
+    snippet = (f"{F}python\ncfg.model.cuda_graph_impl = 'transformer_engine'\n"
+               f"cfg.model.cuda_graph_modules = ['moe_router', 'moe_preprocess']\n"
+               f"cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n{F}")
+    assert taskset.tasks["moe-dropless-bringup"].rubric["context"]["model"]["num_moe_experts"] > 1
+    v = checks(one(taskset, "moe-dropless-bringup", snippet), "validates")[0]
+    assert v["score"] == 1.0, v
+    # the answer's own values win over the context: a dense override is still caught
+    dense = snippet.replace("cfg.rng.te_rng_tracker = True\n", "cfg.rng.te_rng_tracker = True\ncfg.model.num_moe_experts = None\n")
+    v = checks(one(taskset, "moe-dropless-bringup", dense), "validates")[0]
+    assert v["score"] == 0.0 and "moe-scope-needs-moe-model" in v["explanation"], v

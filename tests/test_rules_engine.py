@@ -53,3 +53,12 @@ def test_delay_wgrad_rules():
     text = ("model:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n  delay_wgrad_compute: true\n"
             "  gradient_accumulation_fusion: false\n  add_bias_linear: true\n")
     assert {"delay-wgrad-grad-accum-fusion", "delay-wgrad-attn-bias"} <= set(rules(text))
+
+
+def test_inference_rng_tracker_satisfies_local_graphs_for_a_bare_model_config():
+    base = "model:\n  cuda_graph_impl: local\n  inference_cuda_graph_scope: block\n"
+    assert "te-rng-tracker-required" in rules(base)
+    assert "te-rng-tracker-required" not in rules(base + "  inference_rng_tracker: true\n")
+    # Bridge's GPTModelProvider asserts the TE tracker whatever the use: still an error there
+    bridge = base + "  inference_rng_tracker: true\nrng:\n  seed: 1\n"
+    assert rules(bridge)["te-rng-tracker-required"].severity == "error"

@@ -135,7 +135,7 @@ class Scorer:
         ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}")
         era = self._era(ex.config, rubric)
         result.extraction, result.era = ex, era.mcore_version
-        result.validation = self._validate(ex, era) if task.should_trigger else None
+        result.validation = self._validate(ex, era, rubric.get("context")) if task.should_trigger else None
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
             result.execution = self.executor.run(ex.config, rubric.get("workload", "dense"))
         ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution)
@@ -193,10 +193,15 @@ class Scorer:
         legacy = era_for(DEFAULT_LEGACY)
         return legacy if not migrations(cfg, legacy) else current
 
-    def _validate(self, ex: Extraction, era: Era) -> dict[str, Any] | None:
-        cfg = ex.config
-        if not cfg.values or ex.unsafe:
+    def _validate(self, ex: Extraction, era: Era, context: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Rule findings for the answer's config laid over the task's ``context`` (the user's setup)."""
+        if not ex.config.values or ex.unsafe:
             return None
+        cfg = ex.config
+        if context:
+            cfg = CanonicalConfig.from_nested(context, source=ex.config.source, fmt=ex.config.fmt)
+            cfg.values.update(ex.config.values)
+            cfg.env.update(ex.config.env)
         key = hashlib.sha256(json.dumps([dict(cfg), cfg.env, era.mcore_version], sort_keys=True,
                                         default=str).encode()).hexdigest()
         if key in self._validation_cache:

@@ -391,6 +391,10 @@ def _te_rng(ctx: Ctx) -> bool:
 @check("te-rng-tracker-required")
 def _te_rng_tracker(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.intent.enabled and not _te_rng(ctx):
+        if ctx.frontend == "model_only" and ctx.intent.impl == "local" and ctx.model.get("inference_rng_tracker"):
+            # CudaGraphManager also accepts MCore's inference RNG tracker
+            # (megatron/core/transformer/cuda_graphs.py@core_v0.19.0, "RNG tracker does not support cudagraphs!")
+            return
         sev = None
         if ctx.frontend == "megatron_lm":
             # arguments.py turns it on (with a warning) whenever TE is the impl or transformer_impl
