@@ -1,0 +1,48 @@
+"""The stale-capture-stream signature on the committed H200 logs (benchmarks/results/).
+
+torch 2.11 lacks ``set_override_stale_capture_stream``; with MCore DDP on the default stream the
+capture fails with cudaErrorStreamCaptureImplicit. That error must be diagnosed as
+stale-capture-stream (the generic stream-capture-invalidated fix would send users the wrong way),
+and the advisory warnings that also appear in runs that captured fine must stay warnings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skill_tools.logs.diagnose import diagnose_lines
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+pytestmark = pytest.mark.legacy
+
+
+def _failures(name: str):
+    return diagnose_lines((RESULTS / name).read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize(
+    "log, error_line",
+    [
+        ("2026-12-02-training-h200-dense-tiny-full_iteration.log", 75),
+        ("2026-12-02-training-h200-moe-tiny-te_attn-moe_router-moe_preprocess.log", 132),
+    ],
+)
+def test_capture_implicit_error_is_the_stale_capture_stream(log: str, error_line: int) -> None:
+    failures = _failures(log)
+    errors = [f for f in failures if f.severity == "error"]
+    first = errors[0]
+    assert first.id == "stale-capture-stream"
+    assert first.line_no == error_line
+    assert "operation would make the legacy stream depend on a capturing blocking stream" in first.evidence
+    assert "set_override_stale_capture_stream" in first.fix and "get_shared_capture_stream" in first.fix
+    assert first.count == 2  # the error line and its `cudaErrorStreamCaptureImplicit` search hint
+    warnings = [f for f in failures if f.severity == "warning"]
+    assert [f.id for f in warnings] == ["stale-capture-stream-warning"]
+    assert warnings[0].line_no < error_line
+
+
+def test_successful_same_stream_capture_only_warns() -> None:
+    failures = _failures("2026-12-02-training-h200-dense-tiny-same-stream-full_iteration.log")
+    assert [(f.id, f.severity) for f in failures] == [("stale-capture-stream-warning", "warning")]
