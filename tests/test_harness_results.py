@@ -9,7 +9,7 @@ import pytest
 from skill_tools.errors import InputError
 from skill_tools.harness.precheck import predict, predict_from_results
 from skill_tools.harness.report import markdown, plot, write_outputs
-from skill_tools.harness.results import build_results, load_results, validate_results
+from skill_tools.harness.results import load_results, validate_results
 from skill_tools.harness.runner import run_variants
 from skill_tools.harness.spec import named_variant
 
@@ -140,7 +140,7 @@ def test_execute_config_refuses_unrunnable_and_needs_a_gpu(tmp_path, monkeypatch
 
     from skill_tools.config.model import CanonicalConfig
     from skill_tools.errors import NoGpuError
-    from skill_tools.harness.runner import ExecutionResult, execute_config
+    from skill_tools.harness.runner import execute_config
 
     cfg = CanonicalConfig(source="c.yaml")
     cfg.set("rng.te_rng_tracker", True)

@@ -112,20 +112,22 @@ def era_for(version: str, te_version: str | None = None) -> Era:
     )
 
 
-def installed_version(dist: str) -> str | None:
-    """Version of an installed distribution, read from metadata (no import, so it is cheap)."""
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
+def installed_version(*dists: str) -> str | None:
+    """Version of the first installed distribution among ``dists``, read from metadata (no import,
+    so it is cheap; several names because TE ships as transformer-engine, -cu12, -cu13)."""
+    for dist in dists:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+TE_DISTRIBUTIONS = ("transformer-engine", "transformer_engine", "transformer-engine-cu12", "transformer-engine-cu13")
 
 
 def installed_te_version() -> str | None:
-    for dist in ("transformer-engine", "transformer_engine", "transformer-engine-cu12", "transformer-engine-cu13"):
-        v = installed_version(dist)
-        if v:
-            return v
-    return None
+    return installed_version(*TE_DISTRIBUTIONS)
 
 
 def resolve_era(override: str | None = None, te_override: str | None = None) -> Era:

@@ -15,12 +15,10 @@ import json
 import re
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
-from statistics import median
 from typing import Any, Sequence
 
-from skill_tools.config.era import INFERENCE_SCOPES, Era, resolve_era
+from skill_tools.config.era import INFERENCE_SCOPES, TE_DISTRIBUTIONS, Era, installed_version, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
 from skill_tools.stats import ratio_ci, summarize
@@ -298,15 +296,6 @@ def rebuild(log_dir: Path, workload: str, env: dict[str, Any], date: str) -> dic
 # --------------------------------------------------------------------------------------------
 
 
-def _dist_version(*names: str) -> str | None:
-    for name in names:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
-
-
 def driver_version() -> str | None:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -320,10 +309,9 @@ def environment(worker_env: dict[str, Any]) -> dict[str, Any]:
     return {
         "gpu": worker_env.get("gpu"),
         "driver": driver_version(),
-        "torch": worker_env.get("torch") or _dist_version("torch"),
-        "megatron_core": _dist_version("megatron-core", "megatron_core"),
-        "transformer_engine": _dist_version("transformer-engine", "transformer_engine",
-                                            "transformer-engine-cu13", "transformer-engine-cu12"),
+        "torch": worker_env.get("torch") or installed_version("torch"),
+        "megatron_core": installed_version("megatron-core", "megatron_core"),
+        "transformer_engine": installed_version(*TE_DISTRIBUTIONS),
         "cuda": worker_env.get("cuda"),
         "python": worker_env.get("python"),
     }

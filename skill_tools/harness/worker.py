@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from skill_tools.config.era import TE_DISTRIBUTIONS, installed_version
 from skill_tools.harness.spec import VariantSpec
 
 log = logging.getLogger("skill_tools.harness.worker")
@@ -139,16 +140,6 @@ def kernel_ms_per_step(run_step, first: int, n: int) -> float:
 
 
 def environment() -> dict[str, Any]:
-    from importlib import metadata
-
-    def version(*dists: str) -> str | None:
-        for d in dists:
-            try:
-                return metadata.version(d)
-            except metadata.PackageNotFoundError:
-                continue
-        return None
-
     driver = None
     try:
         driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -159,9 +150,8 @@ def environment() -> dict[str, Any]:
         "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
         "driver": driver,
         "torch": torch.__version__,
-        "megatron_core": version("megatron-core", "megatron_core"),
-        "transformer_engine": version("transformer-engine", "transformer_engine", "transformer-engine-cu12",
-                                      "transformer-engine-cu13"),
+        "megatron_core": installed_version("megatron-core", "megatron_core"),
+        "transformer_engine": installed_version(*TE_DISTRIBUTIONS),
         "cuda": torch.version.cuda,
         "python": platform.python_version(),
     }

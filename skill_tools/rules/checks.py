@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from skill_tools.config.era import Era, GraphIntent, intent_values
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.rules.mcore_sim import MODULES, Sim, augmented_modules
+from skill_tools.rules.mcore_sim import Sim, augmented_modules
 
 Check = Callable[["Ctx"], Iterable[dict[str, Any]]]
 CHECKS: dict[str, Check] = {}

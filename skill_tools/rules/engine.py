@@ -6,7 +6,7 @@ No torch or megatron import happens here; the oracle (``oracle.py``) is separate
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from skill_tools.config.era import Era, read_intent, resolve_era
