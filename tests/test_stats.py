@@ -44,6 +44,17 @@ def test_summarize_fields_and_empty():
     s = summarize([3.0, 1.0, 2.0])
     assert (s.n, s.median, s.mean) == (3, 2.0, 2.0)
     assert s.ci95_low <= s.median <= s.ci95_high
-    assert set(s.to_dict()) == {"n", "median", "mean", "p10", "p90", "ci95_low", "ci95_high"}
+    assert set(s.to_dict()) == {"n", "median", "mean", "p10", "p90", "ci95_low", "ci95_high", "ci_method"}
     with pytest.raises(ValueError):
         summarize([])
+
+
+def test_large_samples_switch_to_order_statistic_ci_and_say_so():
+    rng = random.Random(5)
+    xs = [100 + rng.gauss(0, 5) for _ in range(5000)]
+    s = summarize(xs)
+    assert s.ci_method == "order-statistic"
+    assert s.ci95_low < s.median < s.ci95_high and s.ci95_high - s.ci95_low < 1.0
+    assert summarize(xs[:500]).ci_method == "bootstrap"
+    point, lo, hi = ratio_ci(xs, [x / 2 for x in xs])
+    assert point == pytest.approx(2.0) and lo < point < hi

@@ -16,7 +16,7 @@ from typing import Any
 
 from skill_tools.logs.diagnose import Failure, make_failure, signature
 from skill_tools.logs.parse import ParsedLog
-from skill_tools.logs.steady import BOOTSTRAP_MAX_N, SteadyState, detect_capture, memory_summary, steady_state
+from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary, steady_state
 from skill_tools.stats import ratio_ci
 
 MIN_SAMPLES = 3
@@ -132,11 +132,7 @@ def compare(
         swapped=swapped,
     )
     if se.n and sg.n:
-        if max(se.n, sg.n) <= BOOTSTRAP_MAX_N:
-            point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
-        else:  # conservative: ratio of the two medians' 95% order-statistic CIs
-            point = se.median_ms / sg.median_ms  # type: ignore[operator]
-            lo, hi = se.ci95_ms[0] / sg.ci95_ms[1], se.ci95_ms[1] / sg.ci95_ms[0]  # type: ignore[index]
+        point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
         cmp.speedup, cmp.speedup_ci95 = point, (lo, hi)
     speed = (
         f"speedup {cmp.speedup:.3f}x (95% CI {cmp.speedup_ci95[0]:.3f}-{cmp.speedup_ci95[1]:.3f}; "

@@ -20,21 +20,7 @@ from statistics import median
 from typing import Any
 
 from skill_tools.logs.parse import MARK_CAPTURE, MARK_CHECKPOINT, MARK_EVAL, Iteration, ParsedLog
-from skill_tools.stats import quantile, summarize
-
-# Above this many samples the bootstrap (2000 resamples, pure Python) takes seconds; the median's
-# distribution-free order-statistic CI is then used instead (and said so in ``ci_method``).
-BOOTSTRAP_MAX_N = 1000
-
-
-def median_ci95(xs: list[float]) -> tuple[float, float]:
-    """Order-statistic 95% CI of the median: ranks n/2 -/+ 1.96*sqrt(n)/2 (normal approx. to the binomial)."""
-    ys = sorted(xs)
-    n = len(ys)
-    half = 1.959964 * math.sqrt(n) / 2.0
-    lo = max(0, math.floor(n / 2.0 - half) - 1)
-    hi = min(n - 1, math.ceil(n / 2.0 + half))
-    return ys[lo], ys[hi]
+from skill_tools.stats import summarize
 
 DEFAULT_EAGER_WARMUP = 3  # MCore's default cuda_graph_warmup_steps (transformer_config.py l.1023)
 
@@ -194,12 +180,8 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
             reason = "no per-iteration lines in the log"
         return SteadyState(n=0, median_ms=None, excluded=excluded, reason=reason)
     xs = [it.elapsed_ms for it in used]  # type: ignore[misc]
-    if len(xs) <= BOOTSTRAP_MAX_N:
-        s = summarize(xs, seed=seed)
-        n, med, mean, p10, p90, ci, method = s.n, s.median, s.mean, s.p10, s.p90, (s.ci95_low, s.ci95_high), "bootstrap"
-    else:
-        n, med, mean = len(xs), median(xs), math.fsum(xs) / len(xs)
-        p10, p90, ci, method = quantile(xs, 0.10), quantile(xs, 0.90), median_ci95(xs), "order-statistic"
+    s = summarize(xs, seed=seed)
+    n, med, mean, p10, p90, ci, method = s.n, s.median, s.mean, s.p10, s.p90, (s.ci95_low, s.ci95_high), s.ci_method
     tf = [it.tflops_per_gpu for it in used if it.tflops_per_gpu is not None]
     mtf = [it.model_tflops_per_gpu for it in used if it.model_tflops_per_gpu is not None]
     sps = [
