@@ -104,3 +104,13 @@ def test_classify_prefers_log_parser_signatures(monkeypatch):
 
     monkeypatch.setattr(iso, "_diagnose", lambda lines: ("te-rng-tracker-required", lines[0]))
     assert classify(["AssertionError: x"], 1, False) == ("te-rng-tracker-required", "AssertionError: x")
+
+
+def test_classify_real_failed_capture_names_the_error_not_the_advisory_warning(repo):
+    """The H200 log has MCore's stale-stream WARNING before the CUDA error: the error is the class."""
+    from skill_tools.harness.isolation import classify
+
+    log = repo / "benchmarks" / "results" / "2026-12-02-training-h200-dense-tiny-full_iteration.log"
+    cls, evidence = classify(log.read_text().splitlines(), 1, False)
+    assert cls == "stale-capture-stream"
+    assert "legacy stream depend on a capturing blocking stream" in evidence

@@ -157,7 +157,8 @@ def _without_launcher_epilogue(lines: list[str]) -> list[str]:
 
 
 def _diagnose(lines: list[str]) -> tuple[str, str] | None:
-    """The log parser's first failure signature, when that module is installed."""
+    """The log parser's first error-severity failure (a warning such as MCore's stale-capture-stream
+    advisory is only the cause when nothing worse matched), when that module is installed."""
     try:
         from skill_tools.logs.diagnose import diagnose_lines
     except ImportError:
@@ -165,7 +166,7 @@ def _diagnose(lines: list[str]) -> tuple[str, str] | None:
     failures = diagnose_lines(lines)
     if not failures:
         return None
-    first = failures[0]
+    first = next((f for f in failures if f.severity == "error"), failures[0])
     return str(first.id), str(first.evidence)[:500]
 
 

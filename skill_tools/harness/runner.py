@@ -175,9 +175,13 @@ def execute_config(cfg: CanonicalConfig, *, workload: str = "dense", size: str =
     Raises InputError when the config cannot run on the proxy or the validator refuses it,
     NoGpuError without a GPU (cache hits are answered without one).
     """
-    spec = with_plan(spec_from_config(cfg, workload=workload, size=size), steps=steps, profile_steps=0)
+    # Capture on MCore's shared capture stream: the set-up measured to capture every impl on
+    # PyTorch builds without set_override_stale_capture_stream (benchmarks/results/
+    # 2026-12-02-training-h200-dense-tiny-same-stream.json); the config's own settings are unchanged.
+    spec = with_plan(spec_from_config(cfg, workload=workload, size=size), steps=steps, profile_steps=0,
+                     capture_stream="shared")
     eager = VariantSpec(name="eager", workload=spec.workload, size=spec.size, steps=steps, profile_steps=0,
-                        warmup_steps=spec.warmup_steps, settle_steps=spec.settle_steps)
+                        warmup_steps=spec.warmup_steps, settle_steps=spec.settle_steps, capture_stream="shared")
     refuse_illegal([spec], cfg)
     cache_file = Path(cache_dir) / f"execute-{spec.digest()}.json" if cache_dir else None
     if cache_file is not None and cache_file.exists():
