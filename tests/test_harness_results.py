@@ -158,14 +158,14 @@ def test_execute_config_answers_from_cache_without_gpu(tmp_path, monkeypatch):
     import shutil
 
     from skill_tools.config.model import CanonicalConfig
-    from skill_tools.harness.runner import ExecutionResult, execute_config
-    from skill_tools.harness.spec import spec_from_config, with_plan
+    from skill_tools.harness.runner import ExecutionResult, execute_config, execution_spec
 
     cfg = CanonicalConfig(source="c.yaml")
     cfg.set("rng.te_rng_tracker", True)
     cfg.set("model.cuda_graph_impl", "full_iteration")
     cfg.set("rerun_state_machine.check_for_nan_in_loss", False)
-    spec = with_plan(spec_from_config(cfg), steps=20, profile_steps=0)
+    spec = execution_spec(cfg, steps=20)
+    assert spec.capture_stream == "shared"
     cached = ExecutionResult(captured=True, replayed=True, loss_ok=True, error_class=None, evidence=None,
                              variant="full_iteration", speedup=2.7)
     (tmp_path / f"execute-{spec.digest()}.json").write_text(json.dumps(cached.to_dict()))

@@ -168,6 +168,18 @@ class ExecutionResult:
                    details=d.get("details") or {})
 
 
+def execution_spec(cfg: CanonicalConfig, *, workload: str = "dense", size: str = "tiny", steps: int = 20) -> VariantSpec:
+    """The proxy variant that runs ``cfg``'s graph settings (its digest is the cache key).
+
+    Capture runs on MCore's shared capture stream: the set-up measured to capture every impl on
+    PyTorch builds without set_override_stale_capture_stream
+    (benchmarks/results/2026-12-02-training-h200-dense-tiny-same-stream.json); the config's own
+    settings are unchanged.
+    """
+    return with_plan(spec_from_config(cfg, workload=workload, size=size), steps=steps, profile_steps=0,
+                     capture_stream="shared")
+
+
 def execute_config(cfg: CanonicalConfig, *, workload: str = "dense", size: str = "tiny", steps: int = 20,
                    timeout_s: float = 300, cache_dir: Path | None = None) -> ExecutionResult:
     """Run ``cfg``'s graph settings on the proxy next to eager; cached by the variant's hash.
@@ -175,13 +187,9 @@ def execute_config(cfg: CanonicalConfig, *, workload: str = "dense", size: str =
     Raises InputError when the config cannot run on the proxy or the validator refuses it,
     NoGpuError without a GPU (cache hits are answered without one).
     """
-    # Capture on MCore's shared capture stream: the set-up measured to capture every impl on
-    # PyTorch builds without set_override_stale_capture_stream (benchmarks/results/
-    # 2026-12-02-training-h200-dense-tiny-same-stream.json); the config's own settings are unchanged.
-    spec = with_plan(spec_from_config(cfg, workload=workload, size=size), steps=steps, profile_steps=0,
-                     capture_stream="shared")
+    spec = execution_spec(cfg, workload=workload, size=size, steps=steps)
     eager = VariantSpec(name="eager", workload=spec.workload, size=spec.size, steps=steps, profile_steps=0,
-                        warmup_steps=spec.warmup_steps, settle_steps=spec.settle_steps, capture_stream="shared")
+                        warmup_steps=spec.warmup_steps, settle_steps=spec.settle_steps, capture_stream=spec.capture_stream)
     refuse_illegal([spec], cfg)
     cache_file = Path(cache_dir) / f"execute-{spec.digest()}.json" if cache_dir else None
     if cache_file is not None and cache_file.exists():
