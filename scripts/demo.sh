@@ -58,7 +58,7 @@ fi
 if python -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   if has_cmd bench; then
     bold "7. GPU: eager vs full-iteration graph on the tiny dense proxy"
-    run 0 -- skill-tools bench --workload dense --size tiny --impl full_iteration --steps 30 --trials 3 --out "$TMP/bench"
+    run 0 -- skill-tools bench --workload dense --size tiny --impl full_iteration --same-stream --steps 30 --trials 3 --out "$TMP/bench"
   fi
 else
   bold "7. GPU path skipped: no CUDA GPU on this machine (run \`make demo\` on a GPU host)"

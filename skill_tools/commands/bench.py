@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="a config (Bridge YAML, Python recipe, ...) to map onto the proxy")
     parser.add_argument("--layer-spec", choices=("te", "local"), default="te", help="TE or local layer spec")
     parser.add_argument("--same-stream", action="store_true",
-                        help="run every step on MCore's shared capture stream (workaround for torch builds "
-                             "without set_override_stale_capture_stream; unmeasured so far)")
+                        help="build the model, init DDP and run every step on MCore's shared capture stream "
+                             "(needed on torch builds without set_override_stale_capture_stream: measured in "
+                             "benchmarks/results/2026-12-02-training-h200-dense-tiny-same-stream.json)")
     parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
     parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")

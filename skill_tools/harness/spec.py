@@ -79,7 +79,9 @@ class VariantSpec:
     te_rng_tracker: bool = True
     #: "default": steps run on the default stream (as Megatron's loop does); "shared": everything
     #: runs on MCore's shared capture stream (a workaround for torch builds without
-    #: ``torch.autograd.graph.set_override_stale_capture_stream``; not yet measured).
+    #: ``torch.autograd.graph.set_override_stale_capture_stream``: with "default" those builds fail
+    #: full-iteration and TE capture, with "shared" every impl captured on the H200, see
+    #: benchmarks/results/2026-12-02-training-h200-dense-tiny{,-same-stream}.json).
     capture_stream: str = "default"
     extra_config: dict[str, Any] = field(default_factory=dict)
 
