@@ -17,6 +17,9 @@ Capture paths are MCore's own, driven the way ``megatron/training/training.py`` 
 Graphs are counted from MCore/TE records (wrapper class state, ``CudaGraphManager`` runners,
 ``layer.cuda_graphs``) and every ``torch.cuda.CUDAGraph`` capture and replay is counted, so
 "replayed" is observed, never inferred from speed.
+
+Each step also gets a Megatron-LM per-iteration line (``iteration_log``), printed at syncs the
+measurement already has (never inside the timed loop), so ``skill-tools logs`` reads the log.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 import torch
 
 from skill_tools.config.era import TE_DISTRIBUTIONS, installed_version
+from skill_tools.harness.iteration_log import iteration_lines
 from skill_tools.harness.spec import VariantSpec
 
 log = logging.getLogger("skill_tools.harness.worker")
@@ -180,6 +184,7 @@ def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
 
 def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     from megatron.core.full_cuda_graph import FullCudaGraphWrapper
+    from megatron.core.num_microbatches_calculator import get_current_global_batch_size
     from megatron.core.optimizer.optimizer_cuda_graph import OptimizerCudaGraphWrapper
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
@@ -218,6 +223,15 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     seq, mbs = spec.shape.seq_length, spec.micro_batch_size
     memory: dict[str, float] = {}
     capture_wall: list[float] = []
+    log_rank = torch.distributed.get_rank() == 0  # the rank whose losses the result JSON holds
+
+    def print_iterations(first: int, stop: int, step_ms: list[float]) -> None:
+        """Megatron-LM ``training_log`` lines for steps ``first..stop-1``; call only after a sync."""
+        if log_rank and stop > first:
+            for line in iteration_lines(step_ms, losses[first:stop].tolist(), first=first,
+                                        train_iters=total, learning_rate=spec.lr,
+                                        global_batch_size=get_current_global_batch_size()):
+                print(line, flush=True)
 
     def run_step(i: int) -> None:
         if GraphCounter.captures == 0:
@@ -227,6 +241,11 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
             memory["max_reserved_before_capture_mb"] = torch.cuda.max_memory_reserved() / 2**20
         if i == capture_step:
             torch.cuda.synchronize()
+            # The warmup steps' lines go out here, at the sync that precedes the capture, so
+            # the capture messages MCore prints during this step fall between them and the
+            # capture step's line, where a Megatron-LM log has them (logs/steady.py reads the
+            # capture iteration from that order). Before capture_wall and the step's start event.
+            print_iterations(0, i, [starts[k].elapsed_time(ends[k]) for k in range(i)])
             capture_wall.append(time.perf_counter())
         starts[i].record()
         if helper is not None and i == capture_step and not helper.capture_finished():
@@ -287,6 +306,9 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     result["raw_step_ms"] = [round(x, 5) for x in step_ms[first_measured:]]
     result["capture_step_index"] = capture_step
     result["first_measured_index"] = first_measured
+    # After the measured loop's sync: the capture, settle and measured steps, in order, with the
+    # same per-step times as step_ms_all. Profiled steps are not logged (profiler overhead).
+    print_iterations(capture_step, len(step_ms), step_ms[capture_step:])
 
     result["phase"] = "profile"
     if spec.profile_steps > 0:
