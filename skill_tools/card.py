@@ -84,7 +84,7 @@ class SyncReport:
 
 
 def classify(rel: str, data: Any) -> str | None:
-    """training | inference | evals | tool | differential, or None for a JSON file that is none of these.
+    """training | inference | evals | tool | differential | precheck, or None for a JSON file that is none of these.
 
     ``evals`` is an eval scoring report (``skill-tools evals``); ``tool`` is a speed benchmark
     of one of the helpers themselves (``{"benchmark": name, "summary": {...}}``);
@@ -101,6 +101,8 @@ def classify(rel: str, data: Any) -> str | None:
         return "tool"
     if "disagreements" in data and "mcore_version" in data and "count" in data:
         return "differential"
+    if "host_gap_fraction" in data and "pays_off" in data:
+        return "precheck"
     return None
 
 
@@ -566,6 +568,20 @@ def render_benchmark(files: list[ResultsFile]) -> str:
         lines += ["## Eval scoring (`skill-tools evals`)", ""]
         for f in evals:
             lines += _evals_section(f)
+    prechecks = [f for f in files if f.kind == "precheck"]
+    if prechecks:
+        lines += ["## Precheck predictions vs measured A/B (`skill-tools precheck`)", "",
+                  "| results file | eager step ms | kernel ms/step | host gaps | bound | predicts | measured | correct |",
+                  "|---|---:|---:|---:|---:|---|---|---|"]
+        for f in prechecks:
+            d = f.data
+            measured = (f"{d['measured_variant']} {_fmt(d.get('measured_speedup'), 2)}x"
+                        if d.get("measured_variant") else "—")
+            lines.append(f"| `{f.rel}` | {_fmt(d.get('eager_step_ms'), 2)} | {_fmt(d.get('kernel_ms_per_step'), 3)} | "
+                         f"{_fmt(100 * d['host_gap_fraction'], 0)}% | {_fmt(d.get('speedup_bound'), 1)}x | "
+                         f"{'pays off' if d['pays_off'] else 'no payoff'} | {measured} | "
+                         f"{_yn(d.get('prediction_correct'))} |")
+        lines.append("")
     diffs = [f for f in files if f.kind == "differential"]
     if diffs:
         lines += ["## Rule catalog vs megatron-core (differential)", "",
