@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
             if f.fix:
                 print("      fix: " + ", ".join(f"{k}={v!r}" for k, v in f.fix.items()))
             print(f"      source: {f.source}" + (f" (pain point {f.pain_point})" if f.pain_point else ""))
+            if f.docs:
+                print(f"      docs: {f.docs}")
         if report.oracle.get("ran"):
             o = report.oracle
             verdict = "accepts" if o["ok"] else f"rejects: {o['error_type']}: {o['error']}"
