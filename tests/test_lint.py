@@ -177,3 +177,10 @@ def test_console_script_runs_without_traceback(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "SKILL.md: missing" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_closed_pipe_is_not_a_traceback(repo):
+    """`skill-tools ... | head` must not print a BrokenPipeError traceback."""
+    proc = subprocess.run(f"{sys.executable} -m skill_tools validate examples/bridge_llama_dense_graph_mistakes.yaml"
+                          " | head -1", shell=True, cwd=repo, capture_output=True, text=True)
+    assert proc.stdout.strip() and "Traceback" not in proc.stderr, proc.stderr
