@@ -42,6 +42,9 @@ def test_bridge_dump_targets_reduce_to_values():
 
 def test_flat_transformer_config_dict_and_objects():
     assert read_object({"cuda_graph_impl": "local"}).get("model.cuda_graph_impl") == "local"
+    flat_env = read_object({"cuda_graph_impl": "local", "env": {"NCCL_GRAPH_REGISTER": "0"}})
+    assert flat_env.env == {"NCCL_GRAPH_REGISTER": "0"}
+    assert dict(flat_env) == dict(read_text('{"cuda_graph_impl": "local", "env": {"NCCL_GRAPH_REGISTER": "0"}}'))
 
     class Model:
         def __init__(self):

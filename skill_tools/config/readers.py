@@ -84,15 +84,7 @@ def read_object(obj: Any) -> CanonicalConfig:
     if isinstance(obj, CanonicalConfig):
         return obj.copy()
     if isinstance(obj, Mapping):
-        data = _untarget(dict(obj))
-        nested = any(str(k) in SECTIONS for k in data)
-        cfg = CanonicalConfig.from_nested(data, source="<object>", fmt="object",
-                                          flat_section=None if nested else "model")
-        if "env" in data and isinstance(data["env"], Mapping):
-            cfg.env.update({str(k): str(v) for k, v in data["env"].items()})
-            for k in [k for k in cfg.values if k.startswith("env.")]:
-                cfg.values.pop(k)
-        return cfg
+        return _from_mapping(obj, "<object>", "object")
     cfg = CanonicalConfig(source=f"<{type(obj).__name__}>", fmt="object")
     sections = [s for s in SECTIONS if _has_attr(obj, s)]
     if "model" in sections and not _has_attr(obj, "num_layers"):
