@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
+from skill_tools.harness.results import LOSS_TOLERANCE
 from skill_tools.rules.catalog import RULES_DOC
 from skill_tools.rules.catalog import load as load_catalog
 from skill_tools.rules.reference_doc import render as render_rules_doc
@@ -30,8 +31,9 @@ CARD = "card.yaml"
 BENCHMARK = "BENCHMARK.md"
 GENERATED_KEYS = ("measured_results", "expected_metric_change")
 KINDS = ("training", "inference")
-#: A graphed variant whose loss differs from eager by more than this is not loss-parity.
-LOSS_PARITY_TOL = 1e-3
+#: A graphed variant whose loss differs from eager by more than this is not loss-parity
+#: (the harness's own tolerance, so the card and the results file judge alike).
+LOSS_PARITY_TOL = LOSS_TOLERANCE
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 
