@@ -464,9 +464,14 @@ def _env_table(f: ResultsFile) -> list[str]:
     return ["| field | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows]
 
 
+def _harness_head(title: str, f: ResultsFile) -> list[str]:
+    """Heading, workload and environment table that open a harness results section."""
+    return ([f"### {title} — `{f.rel}`", "", f"Workload: {workload_label(f.data.get('workload'))}", ""]
+            + _env_table(f) + [""])
+
+
 def _training_section(f: ResultsFile) -> list[str]:
-    lines = [f"### Training — `{f.rel}`", "", f"Workload: {workload_label(f.data.get('workload'))}", ""]
-    lines += _env_table(f) + [""]
+    lines = _harness_head("Training", f)
     lines += ["| variant | impl | modules | captured | replayed | step ms median [95% CI] | "
               "speedup vs eager [95% CI] | max loss Δ | status |",
               "|---|---|---|---|---|---:|---:|---:|---|"]
@@ -481,8 +486,7 @@ def _training_section(f: ResultsFile) -> list[str]:
 
 
 def _inference_section(f: ResultsFile) -> list[str]:
-    lines = [f"### Inference — `{f.rel}`", "", f"Workload: {workload_label(f.data.get('workload'))}", ""]
-    lines += _env_table(f) + [""]
+    lines = _harness_head("Inference", f)
     lines += ["| variant | inference scope | batch | decode step ms median [95% CI] | tokens/s | "
               "speedup vs eager [95% CI] | tokens match eager | status |",
               "|---|---|---:|---:|---:|---:|---|---|"]
