@@ -499,8 +499,7 @@ def _read_megatron_lm(text: str, source: str) -> CanonicalConfig:
         token, line = toks[i]
         i += 1
         if not token.startswith("--"):
-            if token != "export" and not _env_token(cfg, token):
-                pass  # launcher words (torchrun, python, pretrain_gpt.py, options of torchrun)
+            _env_token(cfg, token)  # KEY=VALUE; launcher words (torchrun, python, pretrain_gpt.py, export) are skipped
             continue
         name, eq, inline = token[2:].partition("=")
         values: list[str] = [inline] if eq else []
@@ -518,17 +517,12 @@ def _read_megatron_lm(text: str, source: str) -> CanonicalConfig:
 
 def _apply_flag(cfg: CanonicalConfig, flag: flag_tables.Flag, name: str, values: list[str],
                 loc: Location, source: str) -> None:
-    if flag.kind in ("flag", "flag_false"):
-        if values and flag.kind == "flag" and len(values) == 1 and isinstance(scalar(values[0]), bool):
-            value: Any = scalar(values[0])
-        elif values and flag.kind == "flag":
-            value = scalar(values[0]) if len(values) == 1 else [scalar(v) for v in values]
-        else:
-            value = flag.value if flag.value is not None else (flag.kind == "flag")
-        for key in flag.keys:
-            cfg.set(key, value, loc)
-        return
-    if flag.kind == "list":
+    """Set ``flag.keys`` from the option's values; a store_true flag given a value
+    (``--flag false``) takes it like any other option."""
+    value: Any
+    if flag.kind == "flag_false" or (flag.kind == "flag" and not values):
+        value = flag.value if flag.value is not None else (flag.kind == "flag")
+    elif flag.kind == "list":
         value = [scalar(v) for v in values for v in (v.split(",") if "," in v else [v])]
     elif flag.kind == "comma_list":
         if not values:
