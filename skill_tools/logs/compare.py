@@ -62,9 +62,9 @@ def _loss_delta(eager: ParsedLog, graph: ParsedLog, rtol: float) -> dict[str, An
                 "note": "no iteration logged in both runs"}
     keys: dict[str, dict[str, Any]] = {}
     for g in common:
-        e = a[g.iteration]
+        e_losses = a[g.iteration].losses  # parsed from the line's text on each access: read once
         for k, gv in g.losses.items():
-            ev = e.losses.get(k)
+            ev = e_losses.get(k)
             if ev is None:
                 continue
             d = keys.setdefault(k, {"max_abs_delta": 0.0, "max_rel_delta": 0.0, "at_iteration": None,
