@@ -77,7 +77,7 @@ def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
     if verdict.get("ran"):
         mcore_errors = {f.rule for f in findings if f.level == "mcore" and f.severity == "error"}
         verdict["catalog_rules"] = sorted(mcore_errors)
-        verdict["agrees"] = bool(mcore_errors) == (not verdict["ok"]) and (verdict["ok"] or verdict["rule"] in mcore_errors)
+        verdict["agrees"] = oracle.agrees(mcore_errors, verdict)
     return verdict
 
 

@@ -92,8 +92,7 @@ def compare(model: dict[str, Any], era: Era) -> tuple[bool, set[str], dict[str, 
     cfg = CanonicalConfig.from_nested(model, flat_section="model")
     ids = {f.rule for f in check(cfg, era, levels=("mcore",)) if f.severity == "error"}
     verdict = oracle.run(model)
-    agree = bool(ids) == (not verdict["ok"]) and (verdict["ok"] or verdict["rule"] in ids)
-    return agree, ids, verdict
+    return oracle.agrees(ids, verdict), ids, verdict
 
 
 def run(era: Era, count: int, seed: int = 0) -> Result:

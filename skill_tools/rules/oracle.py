@@ -102,6 +102,12 @@ def run(cfg: CanonicalConfig | dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def agrees(catalog_errors: set[str], verdict: dict[str, Any]) -> bool:
+    """Whether the catalog's MCore-level error rules and a ran oracle ``verdict`` say the same:
+    both accept, or both reject and the rule MCore's exception maps to is among the catalog's."""
+    return bool(catalog_errors) == (not verdict["ok"]) and (verdict["ok"] or verdict["rule"] in catalog_errors)
+
+
 def match_rule(error: BaseException, model: dict[str, Any] | None = None) -> str | None:
     """The catalog rule whose ``mcore_message`` matches MCore's exception text.
 
