@@ -123,6 +123,11 @@ def apply_changes(cfg: CanonicalConfig, changes: dict[str, Any]) -> CanonicalCon
     return out
 
 
+def override_values(changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` as values to render: ``REMOVE`` becomes None (a rendered override clears the key)."""
+    return {k: (None if v == REMOVE else v) for k, v in changes.items()}
+
+
 # --------------------------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------------------------

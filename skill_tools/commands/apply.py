@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
     from skill_tools.config.render import render
-    from skill_tools.overrides import REMOVE, apply_changes, rewrite_yaml, unified_diff, write_atomic
+    from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff, write_atomic
 
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
         raise InputError("apply", "nothing to apply", hint="pass --impl and/or --scope (e.g. --impl transformer_engine --scope attn)")
@@ -55,19 +55,20 @@ def run(args: argparse.Namespace) -> int:
     always = ("model.cuda_graph_impl", "model." + result.era.modules_key)
     changes = {k: v for k, v in result.changes.items()
                if k in always or cfg.get(k, REMOVE if v != REMOVE else None) != v}
+    overrides = render(override_values(changes), fmt)
     original = Path(args.path).read_text(encoding="utf-8") if args.path != "-" else None
     if fmt == "yaml" and cfg.fmt == "yaml" and original is not None:
         new_text = rewrite_yaml(original, changes, source=args.path)
     elif target is not None:
         new_text = render(apply_changes(cfg, changes), fmt)
     else:
-        new_text = render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt)
+        new_text = overrides
     diff = unified_diff(original, new_text, Path(args.path).name) if original is not None and fmt == cfg.fmt else ""
     if target is not None:
         write_atomic(target, new_text)
     if args.json:
         payload.update(format=fmt, written=str(target) if target else None, diff=diff,
-                       overrides=render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt))
+                       overrides=overrides)
         print(json.dumps(payload, indent=2))
     else:
         print(f"megatron-core {result.era.mcore_version} ({result.era.label}): {len(changes)} change(s)")
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         elif diff:
             print(diff, end="")
         else:
-            print(render({k: (None if v == REMOVE else v) for k, v in changes.items()}, fmt), end="")
+            print(overrides, end="")
         for f in result.findings:
             print(f"  {f}")
         if target is not None:

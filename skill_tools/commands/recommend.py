@@ -19,10 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import recommend
     from skill_tools.config.render import render
-    from skill_tools.overrides import REMOVE
+    from skill_tools.overrides import override_values
 
     rec = recommend(args.path, args.mcore_version, env_from(args), fmt=args.input_format)
-    overrides = {k: (None if v == REMOVE else v) for k, v in rec.plan.changes.items()}
+    overrides = override_values(rec.plan.changes)
     if args.json:
         print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format)}, indent=2))
     else:
