@@ -45,10 +45,12 @@ def _timers(timers: dict[str, list[float]]) -> dict[str, Any]:
             for k, v in timers.items()}
 
 
-def summarize_log(log, *, warmup: int | None, with_iterations: bool = True) -> dict[str, Any]:
+def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, steady=None) -> dict[str, Any]:
+    """``steady``: the log's SteadyState when already computed (by the comparison)."""
     from skill_tools.logs.steady import detect_capture, memory_summary, steady_state
 
-    steady = steady_state(log, warmup=warmup)
+    if steady is None:
+        steady = steady_state(log, warmup=warmup)
     capture = detect_capture(log, steady.median_ms)
     return {
         "source": log.source,
@@ -141,18 +143,20 @@ def run(args: argparse.Namespace) -> int:
     if len(args.logs) > 2:
         raise InputError(" ".join(args.logs), "give one log (summary) or two logs (eager then graph)")
     parsed = [parse_path(p) for p in args.logs]
-    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=not args.no_iterations) for p in parsed]
-    failures = [f for s in summaries for f in s["failures"]]
-
     if len(parsed) == 1:
-        out = summaries[0]
+        out = summarize_log(parsed[0], warmup=args.warmup, with_iterations=not args.no_iterations)
         if args.json:
             _emit(out)
         else:
             _print_summary(out)
-        return EXIT_FINDINGS if failures else EXIT_OK
+        return EXIT_FINDINGS if out["failures"] else EXIT_OK
 
     cmp = compare(parsed[0], parsed[1], band=args.band, warmup=args.warmup)
+    # The comparison already computed both steady states (bootstrap CIs): reuse them.
+    steadies = (cmp.graph_steady, cmp.eager_steady) if cmp.swapped else (cmp.eager_steady, cmp.graph_steady)
+    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=not args.no_iterations, steady=st)
+                 for p, st in zip(parsed, steadies)]
+    failures = [f for s in summaries for f in s["failures"]]
     eager, graph = (summaries[1], summaries[0]) if cmp.swapped else (summaries[0], summaries[1])
     cmp_d = cmp.to_dict()
     failures += cmp_d["failures"]

@@ -36,6 +36,9 @@ class Comparison:
     memory: dict[str, Any] = field(default_factory=dict)
     swapped: bool = False
     failures: list[Failure] = field(default_factory=list)
+    #: The steady states compared (after any swap), so callers summarising the logs reuse them.
+    eager_steady: SteadyState | None = field(default=None, repr=False)
+    graph_steady: SteadyState | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         r = lambda v: None if v is None else round(v, 4)  # noqa: E731
@@ -130,6 +133,8 @@ def compare(
         loss=_loss_delta(eager, graph, loss_rtol),
         memory=_memory_delta(eager, graph),
         swapped=swapped,
+        eager_steady=se,
+        graph_steady=sg,
     )
     if se.n and sg.n:
         point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
