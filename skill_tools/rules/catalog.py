@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_tools.config.era import era_for
+
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 #: The generated rule reference (``skill-tools card sync`` writes it from this catalog).
 RULES_DOC = "references/rules.md"
@@ -33,8 +35,8 @@ class Rule:
     def citation_for(self, era_name: str) -> str:
         """The citation(s) that apply to an era, as ``repo file@tag``."""
         def era_of(tag: str) -> str | None:
-            m = re.match(r"core_v0\.(\d+)", tag)
-            return None if not m else ("legacy" if int(m.group(1)) < 18 else "current")
+            m = re.match(r"core_(v\d+\.\d+)", tag)
+            return era_for(m.group(1)).name if m else None
         chosen = [c for c in self.citations if era_of(c["tag"]) in (None, era_name)] or list(self.citations)
         return "; ".join(f"{c['repo']} {c['file']}@{c['tag']}" for c in chosen)
 
