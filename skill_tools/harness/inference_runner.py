@@ -193,6 +193,7 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             if not wall:
                 continue
             summ = summarize(wall)
+            prefill = prefill_ms(b)
             entry: dict[str, Any] = {
                 "name": f"{scope}-b{bs}",
                 "inference_scope": scope,
@@ -206,7 +207,7 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                 "decode_steps_graph_replayed": n_graph,
                 "decode_step_ms": summ.to_dict(),
                 "decode_forward_ms": summarize(fwd).to_dict() if fwd else None,
-                "prefill_step_ms": summarize(prefill_ms(b)).to_dict() if prefill_ms(b) else None,
+                "prefill_step_ms": summarize(prefill).to_dict() if prefill else None,
                 "tokens_per_s": bs * 1000.0 / summ.median,
                 "tokens_stable_across_trials": b.get("tokens_stable_across_trials"),
                 "memory": {**data.get("memory", {}), "capture_stats": cap.get("capture_stats")},
