@@ -71,14 +71,6 @@ def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, stea
     }
 
 
-def _emit(obj: Any) -> None:
-    """Print JSON; a closed pipe (``| head``) is not an error."""
-    try:
-        print(json.dumps(obj, indent=2))
-    except BrokenPipeError:
-        pass
-
-
 def _fmt_ms(v: float | None) -> str:
     return "-" if v is None else f"{v:,.1f} ms"
 
@@ -146,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if len(parsed) == 1:
         out = summarize_log(parsed[0], warmup=args.warmup, with_iterations=not args.no_iterations)
         if args.json:
-            _emit(out)
+            print(json.dumps(out, indent=2))
         else:
             _print_summary(out)
         return EXIT_FINDINGS if out["failures"] else EXIT_OK
@@ -161,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     cmp_d = cmp.to_dict()
     failures += cmp_d["failures"]
     if args.json:
-        _emit({"logs": {"eager": eager, "graph": graph}, "comparison": cmp_d, "failures": failures})
+        print(json.dumps({"logs": {"eager": eager, "graph": graph}, "comparison": cmp_d, "failures": failures}, indent=2))
     else:
         _print_summary(eager, "eager: ")
         print()
