@@ -89,7 +89,7 @@ def plan(cfg: CanonicalConfig, impl: str | None, scope: str | list[str] | None, 
     modules = tuple(current.modules if names is None else names)
     intent = GraphIntent(impl=new_impl, modules=() if new_impl in ("none", "full_iteration") else modules,
                          inference_scope=inf if era.has_inference_scope or inf == "block" else None,
-                         warmup_steps=warmup if warmup is not None else None)
+                         warmup_steps=warmup)
     changes: dict[str, Any] = dict(intent_values(intent, era))
     if era.name == "legacy":
         for key in ("model.cuda_graph_modules", "model.inference_cuda_graph_scope"):

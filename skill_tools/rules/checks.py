@@ -189,7 +189,7 @@ def _full_iteration_impl(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 
 def _full_iteration_fix(ctx: Ctx) -> dict[str, Any]:
-    return {k: v for k, v in intent_values(GraphIntent(impl="full_iteration"), ctx.era).items()}
+    return intent_values(GraphIntent(impl="full_iteration"), ctx.era)
 
 
 # --------------------------------------------------------------------------------------------
