@@ -13,7 +13,6 @@ import argparse
 import datetime as _dt
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -21,6 +20,7 @@ from typing import Any, Sequence
 from skill_tools.config.era import INFERENCE_SCOPES, TE_DISTRIBUTIONS, Era, installed_version, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
+from skill_tools.harness.results import driver_version
 from skill_tools.stats import ratio_ci, summarize
 
 SCHEMA_VERSION = 1
@@ -295,15 +295,6 @@ def rebuild(log_dir: Path, workload: str, env: dict[str, Any], date: str) -> dic
 # --------------------------------------------------------------------------------------------
 # Environment and rendering
 # --------------------------------------------------------------------------------------------
-
-
-def driver_version() -> str | None:
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20)
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-    except (OSError, subprocess.SubprocessError, IndexError):
-        return None
 
 
 def environment(worker_env: dict[str, Any]) -> dict[str, Any]:

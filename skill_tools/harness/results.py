@@ -9,10 +9,21 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import subprocess
 from pathlib import Path
 from typing import Any, Iterable
 
 from skill_tools.stats import ratio_ci, summarize
+
+
+def driver_version() -> str | None:
+    """The NVIDIA driver version for a results file's ``env`` block (None without nvidia-smi)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return None
 
 SCHEMA_VERSION = 1
 LOSS_TOLERANCE = 1e-3

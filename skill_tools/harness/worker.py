@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import platform
-import subprocess
 import sys
 import time
 import traceback
@@ -41,6 +40,7 @@ import torch
 
 from skill_tools.config.era import TE_DISTRIBUTIONS, installed_version
 from skill_tools.harness.iteration_log import iteration_lines
+from skill_tools.harness.results import driver_version
 from skill_tools.harness.spec import VariantSpec
 
 log = logging.getLogger("skill_tools.harness.worker")
@@ -144,15 +144,9 @@ def kernel_ms_per_step(run_step, first: int, n: int) -> float:
 
 
 def environment() -> dict[str, Any]:
-    driver = None
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
-    except (OSError, subprocess.SubprocessError, IndexError):
-        pass
     return {
         "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
-        "driver": driver,
+        "driver": driver_version(),
         "torch": torch.__version__,
         "megatron_core": installed_version("megatron-core", "megatron_core"),
         "transformer_engine": installed_version(*TE_DISTRIBUTIONS),
