@@ -32,3 +32,41 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def repo() -> pathlib.Path:
     return REPO
+
+
+#: The measurement plan of the GPU tests: short, but every phase (warmup, capture, settle,
+#: measured, profiled) runs.
+GPU_PLAN = dict(size="tiny", steps=6, warmup_steps=3, settle_steps=1, profile_steps=2)
+
+
+def _gpu_run(tmp_path_factory, label: str, workload: str, stream: str, names: tuple[str, ...]) -> dict:
+    from skill_tools.harness.runner import run_variants
+    from skill_tools.harness.spec import named_variant
+
+    specs = [named_variant(n, workload=workload, capture_stream=stream, **GPU_PLAN) for n in names]
+    doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp(label), timeout_s=240, progress=False)
+    return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
+
+
+# One interleaved run per (workload, stream), shared by the GPU tests: each variant is a worker
+# process of about half a minute, so tests read one run instead of starting their own.
+@pytest.fixture(scope="session")
+def dense_shared_run(tmp_path_factory):
+    return _gpu_run(tmp_path_factory, "dense-shared", "dense", "shared",
+                    ("eager", "full_iteration", "full_iteration+optimizer", "full_iteration+capturable-adam",
+                     "eager+capturable-adam", "te:attn+mlp"))
+
+
+@pytest.fixture(scope="session")
+def dense_default_run(tmp_path_factory):
+    return _gpu_run(tmp_path_factory, "dense-default", "dense", "default", ("eager", "local", "full_iteration"))
+
+
+@pytest.fixture(scope="session")
+def moe_shared_run(tmp_path_factory):
+    return _gpu_run(tmp_path_factory, "moe-shared", "moe", "shared", ("eager", "te:attn+moe_router+moe_preprocess"))
+
+
+@pytest.fixture(scope="session")
+def droppad_shared_run(tmp_path_factory):
+    return _gpu_run(tmp_path_factory, "droppad-shared", "moe_droppad", "shared", ("eager", "te:moe"))

@@ -152,18 +152,13 @@ def test_module_imports_without_torch():
 
 
 @pytest.mark.gpu
-def test_worker_logs_compare_with_skill_tools_logs(tmp_path):
+def test_worker_logs_compare_with_skill_tools_logs(dense_shared_run):
     """On a GPU: the worker's own logs carry one line per logged step with its measured time, and
     `skill-tools logs` puts the capture at iteration warmup_steps + 1 and calls the graph faster."""
-    from skill_tools.harness.runner import run_variants
-    from skill_tools.harness.spec import named_variant
     from skill_tools.logs.compare import compare
     from skill_tools.logs.parse import parse_path
 
-    common = dict(size="tiny", steps=6, warmup_steps=3, settle_steps=1, profile_steps=2, capture_stream="shared")
-    specs = [named_variant("eager", workload="dense", **common),
-             named_variant("full_iteration", workload="dense", **common)]
-    eager, graphed = run_variants(specs, trials=1, out_dir=tmp_path, timeout_s=240, progress=False)["variants"]
+    eager, graphed = dense_shared_run["eager"], dense_shared_run["full_iteration"]
     assert graphed["error_class"] is None, graphed["evidence"]
     e_log, g_log = (parse_path(v["trials"][0]["log"]) for v in (eager, graphed))
     logged = 3 + 1 + 1 + 6  # warmup, capture, settle, measured; profiled steps are not logged

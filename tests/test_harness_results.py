@@ -201,3 +201,41 @@ def test_bench_dry_run_lists_checked_variants_without_gpu(capsys, monkeypatch):
     plan = json.loads(capsys.readouterr().out)
     assert [v["name"] for v in plan["variants"]] == ["eager", "te:moe", "te:attn+moe_router+moe_preprocess"]
     assert all(v["workload"] == "moe_droppad" for v in plan["variants"])
+
+
+def _losses_run(losses_by_name):
+    def run(spec, trial, out_dir, timeout_s):
+        iso = {"returncode": 0, "timed_out": False, "log_path": "x.log", "tail": "", "error_class": None,
+               "evidence": None, "wall_s": 1.0}
+        graphed = spec.graphed
+        return {"trial": trial, "isolation": iso,
+                "worker": _worker(spec.name, [2.0] * 5, losses_by_name[spec.name], captured=graphed,
+                                  replayed=graphed, graphs=int(graphed))}
+    return run
+
+
+def test_capturable_control_is_not_the_baseline_and_loss_pairs_locate_the_difference(tmp_path):
+    """The optimizer-graph drift question: eager vs capturable Adam (kernel) vs its graph (replay)."""
+    losses = {"eager": [5.0, 4.9, 4.8], "eager+capturable-adam": [5.0, 4.9, 4.803],
+              "full_iteration+capturable-adam": [5.0, 4.9, 4.803], "full_iteration+optimizer": [5.0, 4.9, 4.803]}
+    specs = [named_variant(n) for n in losses]
+    # The control listed first must still not become the baseline.
+    doc = run_variants([specs[1], specs[0], *specs[2:]], trials=1, out_dir=tmp_path, progress=False,
+                       run=_losses_run(losses))
+    by = {v["name"]: v for v in doc["variants"]}
+    assert by["eager+capturable-adam"]["capturable_optimizer"] and not by["eager"]["capturable_optimizer"]
+    assert by["eager+capturable-adam"]["loss_max_abs_delta"] == pytest.approx(0.003)
+    assert by["eager"]["loss_max_abs_delta"] is None and by["eager"]["speedup_vs_eager"] is None
+    pairs = {(p["a"], p["b"]): p["max_abs_delta"] for p in doc["loss_pairs"]}
+    assert len(pairs) == 6
+    assert pairs[("full_iteration+capturable-adam", "full_iteration+optimizer")] == 0.0
+    assert pairs[("eager+capturable-adam", "eager")] == pytest.approx(0.003)
+    text = markdown(doc)
+    assert "| full_iteration+capturable-adam | full_iteration+optimizer | 0.00e+00 |" in text
+
+
+def test_capturable_named_variants_build_capturable_adam_without_an_optimizer_graph():
+    ctrl = named_variant("eager+capturable-adam")
+    assert ctrl.impl == "none" and not ctrl.optimizer_graph and ctrl.optimizer_capturable and not ctrl.graphed
+    assert named_variant("full_iteration+optimizer").optimizer_capturable
+    assert not named_variant("full_iteration").optimizer_capturable

@@ -137,6 +137,40 @@ def test_speedup_parity_and_replay_counts():
     assert variants["none-b1"]["decode_steps_graph_replayed"] == 0
 
 
+def test_same_shape_eager_control_separates_replay_from_shape_rounding(tmp_path):
+    """Graph tokens differ from plain eager but equal eager padded to the graph buckets: the
+    difference is the padded shape, not replay, and the verdict says so."""
+    shifted = {1: TOKENS[1], 4: [TOKENS[4][0], [1, 2, 7, 4], *TOKENS[4][2:]]}
+    raw = {"none": _raw("none", 10.0, TOKENS), R.SAME_SHAPE_EAGER: _raw("none", 10.5, shifted),
+           "block": _raw("block", 2.0, shifted, graphs=4)}
+    raw[R.SAME_SHAPE_EAGER]["workload"]["decode_padding"] = "graph buckets"
+    result = R.assemble(raw, [], "2026-12-02")
+    by = {v["name"]: v for v in result["variants"]}
+    control = by[f"{R.SAME_SHAPE_EAGER}-b4"]
+    assert control["inference_scope"] == "none" and control["decode_padding"] == "graph buckets"
+    assert control["tokens_match_eager"] is False and "tokens_match_same_shape_eager" not in control
+    assert by["block-b4"]["tokens_match_eager"] is False
+    assert by["block-b4"]["tokens_match_same_shape_eager"] is True and by["block-b4"]["first_mismatch_same_shape"] is None
+    assert by["none-b4"]["decode_padding"] == "token rounder"
+    assert result["all_graphed_tokens_match_eager"] is False
+    assert result["all_graphed_tokens_match_same_shape_eager"] is True
+    md = R.render_markdown(result)
+    assert "| none (graph shapes) | 4 |" in md and "same shape: yes" in md
+    assert "Every graphed variant matches it: yes." in md
+    # A replay error shows up against the same-shape control too.
+    raw["block"] = _raw("block", 2.0, TOKENS | {4: [[0, 0, 0, 0]] * 4}, graphs=4)
+    assert R.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is False
+    # Without the control the verdict is unknown, not True.
+    del raw[R.SAME_SHAPE_EAGER]
+    assert R.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is None
+
+
+def test_worker_args_of_the_same_shape_control():
+    argv = R.worker_args(R.SAME_SHAPE_EAGER, [1, 4], 8, 1, 1, "tiny-gpt", Path("x.json"))
+    assert argv[:2] == ["--scope", "none"] and argv[-1] == "--eager-graph-shapes"
+    assert "--eager-graph-shapes" not in R.worker_args("block", [1], 8, 1, 1, "tiny-gpt", Path("x.json"))
+
+
 def test_first_mismatch_on_length_difference():
     assert R.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
     assert R.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")

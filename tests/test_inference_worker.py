@@ -19,6 +19,13 @@ def test_worker_options():
         W.parse_args(["--scope", "full_iteration", "--out", "x.json"])
 
 
+def test_same_shape_control_is_an_eager_option(capsys):
+    a = W.parse_args(["--scope", "none", "--eager-graph-shapes", "--out", "x.json"])
+    assert a.eager_graph_shapes
+    assert W.main(["--scope", "block", "--eager-graph-shapes", "--out", "x.json"]) == 2
+    assert "use it with --scope none" in capsys.readouterr().err
+
+
 def test_kv_buffer_grows_with_requests():
     wl = W.WORKLOADS["tiny-gpt"]
     small, big = W.kv_buffer_gb(wl, 8, 104), W.kv_buffer_gb(wl, 128, 104)
@@ -31,6 +38,7 @@ def test_kv_buffer_grows_with_requests():
 @pytest.mark.slow
 def test_graphed_decode_matches_eager_and_replays(tmp_path):
     """End to end through run_isolated: eager, layer and block at batch 1 and 2."""
+    from skill_tools.harness import inference_runner as R
     from skill_tools.harness.inference_runner import run_inference_bench
 
     args = argparse.Namespace(batch_sizes="1,2", decode_tokens=8, inference_scope="none,layer,block", trials=1,
@@ -40,6 +48,8 @@ def test_graphed_decode_matches_eager_and_replays(tmp_path):
     assert not doc["failures"], doc["failures"]
     graphed = [v for v in doc["variants"] if v["inference_scope"] != "none"]
     assert len(graphed) == 4
+    control = [v for v in doc["variants"] if v["name"].startswith(R.SAME_SHAPE_EAGER)]
+    assert len(control) == 2 and all(v["decode_steps_graph_replayed"] == 0 for v in control)
     for v in graphed:
         assert v["captured"] and v["graphs_count"] > 0
         assert v["decode_steps_graph_replayed"] == v["decode_steps"] > 0
@@ -47,4 +57,5 @@ def test_graphed_decode_matches_eager_and_replays(tmp_path):
     # 8 greedy tokens at batch 1-2 matched eager on the H200 (benchmarks/results, smoke run);
     # longer generations can diverge at bf16 near-ties when eager and graph shapes differ.
     assert all(v["tokens_match_eager"] for v in graphed), [v["first_mismatch"] for v in graphed]
+    assert doc["all_graphed_tokens_match_same_shape_eager"] is True
     assert rc == 0

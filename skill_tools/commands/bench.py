@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decode-tokens", type=int, default=64, help="inference: tokens decoded per request")
     parser.add_argument("--inference-scope", default="none,layer,block",
                         help="inference: inference_cuda_graph_scope values to compare")
+    parser.add_argument("--no-same-shape-eager", action="store_true",
+                        help="inference: skip the eager control padded to the graphs' batch buckets "
+                             "(it separates replay errors from shape-dependent bf16 rounding)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -126,10 +129,13 @@ def run(args: argparse.Namespace) -> int:
     if args.list_variants:
         from skill_tools.harness.spec import DEFAULT_VARIANTS, NAMED
 
-        rows = {n: {"impl": i, "modules": list(m), "optimizer_graph": o} for n, (i, m, o) in NAMED.items()}
+        rows = {name: {"impl": n.impl, "modules": list(n.modules), "optimizer_graph": n.optimizer_graph,
+                       "capturable_optimizer": n.capturable_optimizer} for name, n in NAMED.items()}
         print(json.dumps({"variants": rows, "defaults": DEFAULT_VARIANTS}, indent=2) if args.json
               else "\n".join(f"{n:36s} impl={r['impl']} modules={','.join(r['modules']) or '-'}"
-                             f"{' +optimizer graph' if r['optimizer_graph'] else ''}" for n, r in rows.items()))
+                             f"{' +optimizer graph' if r['optimizer_graph'] else ''}"
+                             f"{' +capturable Adam (step eager)' if r['capturable_optimizer'] else ''}"
+                             for n, r in rows.items()))
         return EXIT_OK
     if args.bridge_cmd:
         return _bridge_cmd(args)

@@ -28,6 +28,9 @@ WORKER = "skill_tools.harness.inference_worker"
 WORKLOADS = ("tiny-gpt", "tiny-moe")
 #: ``bench --workload`` names (shared with training mode) -> inference workloads.
 WORKLOAD_ALIASES = {"dense": "tiny-gpt", "moe": "tiny-moe"}
+#: The eager control run at the graphs' padded decode shapes (worker ``--eager-graph-shapes``):
+#: graphed tokens are compared with it to separate replay from shape-dependent bf16 rounding.
+SAME_SHAPE_EAGER = "none-graph-shapes"
 #: MCore's capture summary (megatron/core/inference/engines/dynamic_engine.py, core_v0.19.0).
 BUILT_RE = re.compile(r"> built cuda graph\(s\) in ([0-9.]+) sec")
 
@@ -118,9 +121,11 @@ def require_gpu() -> None:
 
 def worker_args(scope: str, batch_sizes: list[int], decode_tokens: int, trials: int, warmup: int,
                 workload: str, out_json: Path) -> list[str]:
-    return ["--scope", scope, "--batch-sizes", ",".join(map(str, batch_sizes)),
+    """Worker command line of one variant; ``scope`` may be :data:`SAME_SHAPE_EAGER`."""
+    same_shape = scope == SAME_SHAPE_EAGER
+    return ["--scope", "none" if same_shape else scope, "--batch-sizes", ",".join(map(str, batch_sizes)),
             "--decode-tokens", str(decode_tokens), "--trials", str(trials), "--warmup", str(warmup),
-            "--workload", workload, "--out", str(out_json)]
+            "--workload", workload, "--out", str(out_json)] + (["--eager-graph-shapes"] if same_shape else [])
 
 
 def run_variant(scope: str, argv: list[str], log_path: Path, timeout_s: float) -> dict[str, Any]:
@@ -182,10 +187,16 @@ def first_mismatch(eager: list[list[int]], other: list[list[int]]) -> dict[str, 
 
 
 def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per (scope, batch size), with speedups and parity against eager."""
+    """One entry per (variant, batch size), with speedups and parity against eager.
+
+    ``raw`` is keyed by scope, plus :data:`SAME_SHAPE_EAGER` for the eager control at the graph
+    buckets' shapes; graphed tokens are compared with both eager runs.
+    """
     eager = {b["batch_size"]: b for b in raw.get("none", {}).get("batches", [])}
+    same_shape = {b["batch_size"]: b for b in raw.get(SAME_SHAPE_EAGER, {}).get("batches", [])}
     variants = []
-    for scope, data in raw.items():
+    for key, data in raw.items():
+        scope = "none" if key == SAME_SHAPE_EAGER else key
         cap = data.get("capture", {})
         for b in data.get("batches", []):
             bs = b["batch_size"]
@@ -195,8 +206,10 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             summ = summarize(wall)
             prefill = prefill_ms(b)
             entry: dict[str, Any] = {
-                "name": f"{scope}-b{bs}",
+                "name": f"{key}-b{bs}",
                 "inference_scope": scope,
+                "decode_padding": data.get("workload", {}).get("decode_padding")
+                or ("token rounder" if scope == "none" else "graph buckets"),
                 "batch_size": bs,
                 "captured": bool(cap.get("captured")),
                 "graphs_count": int(cap.get("graphs", {}).get("graphs", 0)),
@@ -229,8 +242,27 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                 entry["speedup_vs_eager"] = None
                 entry["tokens_match_eager"] = None
                 entry["first_mismatch"] = None
+            control = same_shape.get(bs)
+            if control is not None and key not in ("none", SAME_SHAPE_EAGER):
+                mm = first_mismatch(control["tokens"], b["tokens"])
+                entry["tokens_match_same_shape_eager"] = mm is None
+                entry["first_mismatch_same_shape"] = mm
             variants.append(entry)
     return variants
+
+
+def variant_label(v: dict[str, Any]) -> str:
+    """The scope column of a table row: eager at graph shapes is told apart from eager."""
+    if v["name"].startswith(SAME_SHAPE_EAGER):
+        return "none (graph shapes)"
+    return v["inference_scope"]
+
+
+def same_shape_parity(variants: list[dict[str, Any]]) -> bool | None:
+    """Whether every graphed variant's tokens equal eager run at the same padded shapes; None
+    when the control was not run."""
+    checked = [v["tokens_match_same_shape_eager"] for v in variants if "tokens_match_same_shape_eager" in v]
+    return all(checked) if checked else None
 
 
 def shape_sensitivity(raw: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -280,7 +312,7 @@ def falloff(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def rebuild(log_dir: Path, workload: str, env: dict[str, Any], date: str) -> dict[str, Any]:
     """Re-assemble a results document from the workers' raw JSON files and logs (no GPU)."""
     raw: dict[str, dict[str, Any]] = {}
-    for scope in INFERENCE_SCOPES:
+    for scope in (*INFERENCE_SCOPES, SAME_SHAPE_EAGER):
         path = Path(log_dir) / f"inference-{workload}-{scope}.json"
         if path.exists():
             raw[scope] = json.loads(path.read_text())
@@ -333,12 +365,18 @@ def render_markdown(result: dict[str, Any]) -> str:
         "forward speedup | graphs | capture s | replayed | tokens = eager |",
         "|---|---:|---|---:|---|---|---:|---:|---:|---|",
     ]
-    for v in sorted(result["variants"], key=lambda v: (v["batch_size"], INFERENCE_SCOPES.index(v["inference_scope"]))):
+    def order(v: dict[str, Any]) -> tuple[int, int, bool]:
+        return v["batch_size"], INFERENCE_SCOPES.index(v["inference_scope"]), variant_label(v) != "none"
+
+    for v in sorted(result["variants"], key=order):
         d = v["decode_step_ms"]
         cap = f"{v['capture_s']:.2f}" if isinstance(v.get("capture_s"), (int, float)) else "—"
         match = {True: "yes", False: f"NO ({v.get('first_mismatch')})", None: "—"}[v.get("tokens_match_eager")]
+        if "tokens_match_same_shape_eager" in v:
+            match += "; same shape: " + ("yes" if v["tokens_match_same_shape_eager"]
+                                         else f"NO ({v.get('first_mismatch_same_shape')})")
         lines.append(
-            f"| {v['inference_scope']} | {v['batch_size']} | {d['median']:.3f} [{d['ci95_low']:.3f}, {d['ci95_high']:.3f}] "
+            f"| {variant_label(v)} | {v['batch_size']} | {d['median']:.3f} [{d['ci95_low']:.3f}, {d['ci95_high']:.3f}] "
             f"| {v['tokens_per_s']:.0f} | {_fmt_ci(v.get('speedup_vs_eager'))} | "
             f"{_fmt_ci(v.get('forward_speedup_vs_eager'))} | {v['graphs_count']} | {cap} | "
             f"{v['decode_steps_graph_replayed']}/{v['decode_steps']} | {match} |")
@@ -346,6 +384,12 @@ def render_markdown(result: dict[str, Any]) -> str:
               "each side (includes the engine's host-side scheduling and bookkeeping); forward = CUDA-event "
               "time of the model forward inside that step. Speedup = eager median / graphed median, "
               "bootstrap 95% CI."]
+    if any(variant_label(v) != v["inference_scope"] for v in result["variants"]):
+        parity = result.get("all_graphed_tokens_match_same_shape_eager")
+        lines += ["", "`none (graph shapes)` is eager with every decode step padded to the bucket a graph "
+                  "would replay (same kernels and shapes, no replay); `same shape` compares the graphed "
+                  "tokens with it. Every graphed variant matches it: "
+                  + {True: "yes.", False: "NO.", None: "not measured."}[parity]]
     for scope, fo in (result.get("speedup_falloff") or {}).items():
         lines += ["", f"Fall-off, {scope} scope: {fo['first_speedup']:.2f}× at batch {fo['first_batch']} "
                   f"(peak {fo['peak_speedup']:.2f}×); below half of that from batch "
@@ -426,6 +470,7 @@ def assemble(raw: dict[str, dict[str, Any]], failures: list[dict[str, Any]], dat
         "all_graphed_tokens_match_eager": all(v["tokens_match_eager"] for v in variants
                                               if v["inference_scope"] != "none"
                                               and v["tokens_match_eager"] is not None),
+        "all_graphed_tokens_match_same_shape_eager": same_shape_parity(variants),
         "batch_shape_sensitivity": shape_sensitivity(raw),
         "failures": failures,
         "notes": notes,
@@ -479,6 +524,7 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     timeout_s = float(_get(args, "timeout_s", None) or _get(args, "timeout", 540))
     if getattr(args, "dry_run", False):
         plan = {"era": era.to_dict(), "scopes": scopes, "batch_sizes": batch_sizes,
+                "same_shape_eager": len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False),
                 "decode_tokens": decode_tokens, "trials": trials, "workload": workload,
                 "variants": [scope_config(s).to_dict() for s in scopes]}
         print(json.dumps(plan, indent=1) if getattr(args, "json", False) else
@@ -489,7 +535,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     work = out_dir / "logs"
     raw: dict[str, dict[str, Any]] = {}
     failures: list[dict[str, Any]] = []
-    for scope in scopes:
+    runs = list(scopes)
+    if len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False):
+        runs.insert(1, SAME_SHAPE_EAGER)  # eager at the graphs' shapes, right after eager
+    for scope in runs:
         out_json = work / f"inference-{workload}-{scope}.json"
         log_path = work / f"inference-{workload}-{scope}.log"
         argv = worker_args(scope, batch_sizes, decode_tokens, trials, warmup, workload, out_json)
@@ -513,7 +562,8 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     paths = write_outputs(result, out_dir, stem=getattr(args, "name", None))
     if getattr(args, "json", False):
         summary = {k: result[k] for k in ("kind", "date", "env", "all_graphed_tokens_match_eager",
-                                          "speedup_falloff", "failures")}
+                                          "all_graphed_tokens_match_same_shape_eager", "speedup_falloff",
+                                          "failures")}
         summary["variants"] = [{k: v.get(k) for k in ("name", "decode_step_ms", "tokens_per_s", "speedup_vs_eager",
                                                        "tokens_match_eager", "graphs_count", "capture_s")}
                                for v in result["variants"]]
@@ -522,7 +572,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     else:
         print(render_markdown(result))
         print("wrote " + ", ".join(paths.values()))
-    ok = not failures and result["all_graphed_tokens_match_eager"]
+    # Replay is correct when graphed tokens equal eager at the same padded shapes; without that
+    # control, only equality with plain eager counts.
+    parity = result["all_graphed_tokens_match_same_shape_eager"]
+    ok = not failures and (result["all_graphed_tokens_match_eager"] if parity is None else parity)
     return EXIT_OK if ok else EXIT_FINDINGS
 
 
@@ -538,6 +591,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mcore-version", default=None)
     parser.add_argument("--timeout-s", type=float, default=540)
     parser.add_argument("--date", default=None)
+    parser.add_argument("--no-same-shape-eager", action="store_true",
+                        help="skip the eager control at the graphs' padded shapes (one process fewer)")
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--json", action="store_true")
 

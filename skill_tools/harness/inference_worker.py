@@ -13,6 +13,13 @@ timing every engine step and every model forward, and writes one JSON file that 
 This is the only module of the inference benchmark that imports torch at module level; it is
 started in its own process by ``skill_tools.harness.isolation.run_isolated``.
 
+Parity at equal shapes: a graph replays its decode step at the bucket's padded batch size, while
+eager pads to ``TOKEN_ROUNDER`` tokens, and bf16 kernels can round differently at different
+batch shapes. ``--scope none --eager-graph-shapes`` builds the eager model with the graphed runs'
+bucket list, so MCore pads every eager decode step to the same bucket a graph would replay
+(``DynamicInferenceContext.initialize_attention_state``) and the only difference left is replay.
+Replays are counted from ``torch.cuda.CUDAGraph.replay`` itself, never inferred from the context.
+
 Flash-attention: MCore's dynamic-batching attention (``Attention.flash_decode_and_prefill``)
 calls ``flash_attn_with_kvcache``/``flash_attn_varlen_func`` and asserts flash-attn >= 2.7.3.
 Where no flash-attn is installed, ``--attention auto`` substitutes the paged-attention functions
@@ -196,11 +203,12 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
                                     use_cudagraphable_rng=False, force_reset_rng=True)
 
     graphed = args.scope != "none"
+    graph_shapes = graphed or args.eager_graph_shapes  # decode steps padded to the graph buckets
     moe = "num_moe_experts" in workload
     extra: dict[str, Any] = {}
     if moe:
         extra.update(num_moe_experts=workload["num_moe_experts"], moe_router_topk=workload["moe_router_topk"],
-                     moe_token_dispatcher_type="alltoall", moe_pad_experts_for_cuda_graph_inference=graphed,
+                     moe_token_dispatcher_type="alltoall", moe_pad_experts_for_cuda_graph_inference=graph_shapes,
                      add_bias_linear=False)
     config = TransformerConfig(
         num_layers=workload["num_layers"],
@@ -234,7 +242,7 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
         model_config=config,
         inference_config=InferenceConfig(
             max_sequence_length=max_seq,
-            num_cuda_graphs=args.num_cuda_graphs if graphed else None,
+            num_cuda_graphs=args.num_cuda_graphs if graph_shapes else None,
             use_cuda_graphs_for_non_decode_steps=False,  # decode-only graphs: what this bench measures
             buffer_size_gb=buffer_gb,
             block_size_tokens=256,
@@ -286,26 +294,51 @@ def count_graphs(model, scope: str) -> dict[str, int]:
             "runners": block_r + layer_r, "graphs": block_g + layer_g}
 
 
+class ReplayCounter:
+    """Counts every ``torch.cuda.CUDAGraph.replay`` in this process (MCore's runners call it)."""
+
+    replays = 0
+
+    @classmethod
+    def install(cls) -> None:
+        graph_cls = torch.cuda.CUDAGraph
+        if getattr(graph_cls.replay, "_counted", False):
+            return
+        orig = graph_cls.replay
+
+        def replay(self, *a, **k):
+            cls.replays += 1
+            return orig(self, *a, **k)
+
+        replay._counted = True
+        graph_cls.replay = replay
+
+
 class ForwardTimer:
-    """Times every model forward with CUDA events and notes whether it replayed a graph."""
+    """Times every model forward with CUDA events, and records whether it replayed a graph
+    (counted replays) and whether its batch was padded to a graph bucket (the context's view)."""
 
     def __init__(self, controller, context):
-        self.records: list[tuple[torch.cuda.Event, torch.cuda.Event, bool, bool]] = []
+        self.records: list[tuple[torch.cuda.Event, torch.cuda.Event, bool, bool, bool]] = []
         inner = controller._dynamic_step_forward_logits
+        ReplayCounter.install()
 
         def timed(input_ids, position_ids):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            before = ReplayCounter.replays
             start.record()
             out = inner(input_ids, position_ids)
             end.record()
-            self.records.append((start, end, bool(context.is_decode_only()), bool(context.using_cuda_graph_this_step())))
+            self.records.append((start, end, bool(context.is_decode_only()), ReplayCounter.replays > before,
+                                 bool(context.using_cuda_graph_this_step())))
             return out
 
         controller._dynamic_step_forward_logits = timed
 
     def drain(self) -> list[dict[str, Any]]:
         torch.cuda.synchronize()
-        out = [{"ms": s.elapsed_time(e), "decode": d, "graph": g} for s, e, d, g in self.records]
+        out = [{"ms": s.elapsed_time(e), "decode": d, "graph": g, "graph_shape": p}
+               for s, e, d, g, p in self.records]
         self.records.clear()
         return out
 
@@ -347,7 +380,7 @@ def generate(engine, prompts, decode_tokens: int, first_id: int, timer: ForwardT
             raise RuntimeError(f"generation did not finish after {len(steps)} steps")
     fwd = timer.drain()
     for step, f in zip(steps, fwd):
-        step.update(forward_ms=f["ms"], decode=f["decode"], graph=f["graph"])
+        step.update(forward_ms=f["ms"], decode=f["decode"], graph=f["graph"], graph_shape=f["graph_shape"])
     return {"steps": steps, "tokens": [outputs.get(i, []) for i in ids]}
 
 
@@ -359,7 +392,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     engine, model, context, config, build_s = build_engine(args, workload)
     capture_stats = getattr(engine, "capture_stats", None)
     graphs = count_graphs(model, args.scope)
-    shapes = [str(d) for d in (context.cuda_graph_batch_dimensions_list or [])] if args.scope != "none" else []
+    shapes = [str(d) for d in (context.cuda_graph_batch_dimensions_list or [])]
     mem_after_build = {"allocated_bytes": torch.cuda.memory_allocated(),
                        "reserved_bytes": torch.cuda.memory_reserved(),
                        "peak_allocated_bytes": torch.cuda.max_memory_allocated()}
@@ -390,6 +423,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      "params_dtype": "bf16", "layer_spec": "local (get_gpt_layer_local_spec)",
                      "attention": attention_impl, "num_cuda_graphs": args.num_cuda_graphs,
                      "use_cuda_graphs_for_non_decode_steps": False, "max_requests": context.max_requests,
+                     "decode_padding": "graph buckets" if (args.scope != "none" or args.eager_graph_shapes)
+                     else "token rounder",
                      "warmup_generations": args.warmup, "trials": args.trials, "seed": args.seed},
         "env": {
             "gpu": props.name,
@@ -423,6 +458,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--num-cuda-graphs", type=int, default=-1)
     p.add_argument("--buffer-gb", type=float, default=0.0, help="KV cache GB (0 = sized for the batch)")
     p.add_argument("--attention", choices=("auto", "flash", "fallback"), default="auto")
+    p.add_argument("--eager-graph-shapes", action="store_true",
+                   help="with --scope none: pad eager decode steps to the graph buckets (equal-shape parity)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--out", required=True, help="JSON file to write")
     return p.parse_args(argv)
@@ -431,6 +468,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s", force=True)
     args = parse_args(argv)
+    if args.eager_graph_shapes and args.scope != "none":
+        print("inference worker: --eager-graph-shapes is the eager control; use it with --scope none",
+              file=sys.stderr)
+        return 2
     result = run(args)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as fh:

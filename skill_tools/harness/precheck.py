@@ -48,9 +48,10 @@ def predict(eager_step_ms: float, kernel_ms_per_step: float) -> Prediction:
 def predict_from_results(doc: dict[str, Any]) -> Prediction:
     """Prediction from the eager variant of a results file, checked against its best graph variant."""
     from skill_tools.errors import InputError
+    from skill_tools.harness.results import is_baseline
 
     variants = doc.get("variants", [])
-    eager = next((v for v in variants if v.get("impl") == "none" and not v.get("optimizer_graph")), None)
+    eager = next((v for v in variants if is_baseline(v)), None)
     if not eager or not eager.get("step_ms") or not eager.get("kernel_ms_per_step"):
         raise InputError("results", "no profiled eager variant (step_ms and kernel_ms_per_step)",
                          hint="run skill-tools bench or precheck on a GPU to produce one")

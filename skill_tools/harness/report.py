@@ -59,6 +59,11 @@ def markdown(doc: dict[str, Any]) -> str:
             f"| {busy_txt} "
             f"| {memtxt} | {v.get('error_class') or ''} |"
         )
+    pairs = doc.get("loss_pairs") or []
+    if len(pairs) > 1:
+        lines += ["", "max abs Δloss between every two variants (same data, same seed, every step):", "",
+                  "| variant | variant | max abs Δloss |", "|---|---|---|"]
+        lines += [f"| {p['a']} | {p['b']} | {p['max_abs_delta']:.2e} |" for p in pairs]
     failures = [v for v in doc.get("variants", []) if v.get("error_class")]
     if failures:
         lines += ["", "Failures:"]

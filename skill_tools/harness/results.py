@@ -44,7 +44,7 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
                       eager: dict[str, Any] | None) -> dict[str, Any]:
     """One ``variants[]`` entry from a variant's trials (each: {"worker": {...}|None, "isolation": {...}}).
 
-    ``eager`` is the already aggregated baseline entry (with its ``_losses``), or None.
+    ``eager`` is the already aggregated baseline entry (with its ``losses``), or None.
     """
     ok = _ok_trials(trials)
     failed = [t for t in trials if t not in ok]
@@ -55,6 +55,7 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
         "impl": spec["impl"],
         "modules": list(spec.get("modules") or []),
         "optimizer_graph": bool(spec.get("optimizer_graph")),
+        "capturable_optimizer": bool(spec.get("capturable_optimizer")),
         "layer_spec": spec.get("layer_spec", "te"),
         "captured": bool(ok) and all(t["worker"].get("captured") for t in ok),
         "replayed": bool(ok) and all(t["worker"].get("replayed") for t in ok),
@@ -87,15 +88,37 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
         k = sorted(kernels)[len(kernels) // 2]
         entry["kernel_ms_per_step"] = round(k, 5)
         entry["gpu_busy_fraction"] = round(min(1.0, k / entry["step_ms"]["median"]), 4)
-    entry["_losses"] = first.get("losses") if ok else None
+    # Per-step losses of the first good trial, every step from the first (warmup included):
+    # what loss parity is computed from, kept so any two variants can be compared later.
+    entry["losses"] = first.get("losses") if ok else None
     if eager is not None and eager.get("raw_step_ms") and raw:
         point, lo, hi = ratio_ci(eager["raw_step_ms"], raw)
         entry["speedup_vs_eager"] = {"point": round(point, 4), "ci95_low": round(lo, 4), "ci95_high": round(hi, 4)}
-    if eager is not None and eager.get("_losses") and entry["_losses"]:
-        deltas = [abs(a - b) for a, b in zip(eager["_losses"], entry["_losses"])]
-        entry["loss_max_abs_delta"] = max(deltas) if deltas else None
+    if eager is not None:
+        entry["loss_max_abs_delta"] = max_abs_delta(eager.get("losses"), entry["losses"])
         entry["loss_ok"] = entry["loss_max_abs_delta"] is not None and entry["loss_max_abs_delta"] <= LOSS_TOLERANCE
     return entry
+
+
+def max_abs_delta(a: list[float] | None, b: list[float] | None) -> float | None:
+    """Largest |a_i - b_i| over the steps both runs have; None when either has no losses."""
+    if not a or not b:
+        return None
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+def is_baseline(spec: dict[str, Any]) -> bool:
+    """The eager run every A/B is measured against: no graph and the default (non-capturable) Adam."""
+    return (spec.get("impl") in (None, "none") and not spec.get("optimizer_graph")
+            and not spec.get("capturable_optimizer"))
+
+
+def loss_pairs(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """max |Δloss| between every two variants that ran: locates where a loss difference enters
+    (for example capturable Adam's kernel vs the optimizer graph's replay)."""
+    ran = [v for v in variants if v.get("losses")]
+    return [{"a": a["name"], "b": b["name"], "max_abs_delta": max_abs_delta(a["losses"], b["losses"])}
+            for i, a in enumerate(ran) for b in ran[i + 1:]]
 
 
 def _trial_summary(trial: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +137,7 @@ def _trial_summary(trial: dict[str, Any]) -> dict[str, Any]:
 def build_results(specs: list[dict[str, Any]], trials_by_name: dict[str, list[dict[str, Any]]], *,
                   workload: dict[str, Any], kind: str = "training", date: str | None = None,
                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The whole results document; the first spec named ``eager`` is the baseline."""
+    """The whole results document; the first :func:`is_baseline` spec is the baseline."""
     env: dict[str, Any] = {}
     for trials in trials_by_name.values():
         for t in _ok_trials(trials):
@@ -123,15 +146,11 @@ def build_results(specs: list[dict[str, Any]], trials_by_name: dict[str, list[di
                 break
         if env:
             break
-    eager = None
-    variants = []
-    for spec in specs:
-        entry = aggregate_variant(spec, trials_by_name.get(spec["name"], []), eager)
-        if spec["impl"] == "none" and not spec.get("optimizer_graph") and eager is None:
-            eager = entry
-        variants.append(entry)
-    for entry in variants:
-        entry.pop("_losses", None)
+    # The baseline is aggregated first, wherever it is listed, so every other variant has it.
+    base = next((spec for spec in specs if is_baseline(spec)), None)
+    eager = aggregate_variant(base, trials_by_name.get(base["name"], []), None) if base else None
+    variants = [eager if spec is base else aggregate_variant(spec, trials_by_name.get(spec["name"], []), eager)
+                for spec in specs]
     doc = {
         "schema_version": SCHEMA_VERSION,
         "kind": kind,
@@ -139,6 +158,7 @@ def build_results(specs: list[dict[str, Any]], trials_by_name: dict[str, list[di
         "env": {k: env.get(k) for k in ("gpu", "driver", "torch", "megatron_core", "transformer_engine", "cuda")},
         "workload": workload,
         "variants": variants,
+        "loss_pairs": loss_pairs(variants),
     }
     if extra:
         doc.update(extra)

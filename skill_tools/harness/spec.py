@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from skill_tools.config.era import GraphIntent, Era, intent_values, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
@@ -65,6 +65,9 @@ class VariantSpec:
     impl: str = "none"
     modules: tuple[str, ...] = ()
     optimizer_graph: bool = False
+    #: Capturable Adam (what ``optimizer_cuda_graph`` selects) with the optimizer step left eager:
+    #: the control that separates the capturable kernel's numerics from graph replay.
+    capturable_optimizer: bool = False
     layer_spec: str = "te"  # "te" | "local"
     warmup_steps: int = 3
     settle_steps: int = 2
@@ -97,6 +100,11 @@ class VariantSpec:
     def graphed(self) -> bool:
         return self.impl != "none" or self.optimizer_graph
 
+    @property
+    def optimizer_capturable(self) -> bool:
+        """Whether MCore builds Adam with ``capturable=True`` (the optimizer graph needs it)."""
+        return self.optimizer_graph or self.capturable_optimizer
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["modules"] = list(self.modules)
@@ -123,18 +131,29 @@ class VariantSpec:
 # Named variants
 # --------------------------------------------------------------------------------------------
 
-#: name -> (impl, modules, optimizer_graph). "eager" is the baseline of every A/B.
-NAMED: dict[str, tuple[str, tuple[str, ...], bool]] = {
-    "eager": ("none", (), False),
-    "full_iteration": ("full_iteration", (), False),
-    "full_iteration+optimizer": ("full_iteration", (), True),
-    "local": ("local", (), False),
-    "te:attn": ("transformer_engine", ("attn",), False),
-    "te:mlp": ("transformer_engine", ("mlp",), False),
-    "te:attn+mlp": ("transformer_engine", ("attn", "mlp"), False),
-    "te:moe_router+moe_preprocess": ("transformer_engine", ("moe_router", "moe_preprocess"), False),
-    "te:attn+moe_router+moe_preprocess": ("transformer_engine", ("attn", "moe_router", "moe_preprocess"), False),
-    "te:moe": ("transformer_engine", ("moe",), False),
+class Named(NamedTuple):
+    impl: str
+    modules: tuple[str, ...] = ()
+    optimizer_graph: bool = False
+    capturable_optimizer: bool = False
+
+
+#: Named variants. "eager" is the baseline of every A/B. The "+capturable-adam" controls run
+#: MCore's Adam in capturable mode (as ``optimizer_cuda_graph=True`` does) without graphing its
+#: step, so a loss difference of the optimizer graph can be split into kernel and replay.
+NAMED: dict[str, Named] = {
+    "eager": Named("none"),
+    "eager+capturable-adam": Named("none", capturable_optimizer=True),
+    "full_iteration": Named("full_iteration"),
+    "full_iteration+capturable-adam": Named("full_iteration", capturable_optimizer=True),
+    "full_iteration+optimizer": Named("full_iteration", optimizer_graph=True),
+    "local": Named("local"),
+    "te:attn": Named("transformer_engine", ("attn",)),
+    "te:mlp": Named("transformer_engine", ("mlp",)),
+    "te:attn+mlp": Named("transformer_engine", ("attn", "mlp")),
+    "te:moe_router+moe_preprocess": Named("transformer_engine", ("moe_router", "moe_preprocess")),
+    "te:attn+moe_router+moe_preprocess": Named("transformer_engine", ("attn", "moe_router", "moe_preprocess")),
+    "te:moe": Named("transformer_engine", ("moe",)),
 }
 
 DEFAULT_VARIANTS: dict[str, tuple[str, ...]] = {
@@ -145,8 +164,9 @@ DEFAULT_VARIANTS: dict[str, tuple[str, ...]] = {
 
 
 def variant_name(impl: str, modules: tuple[str, ...], optimizer_graph: bool) -> str:
-    for name, (i, m, o) in NAMED.items():
-        if (i, tuple(m), o) == (impl, tuple(modules), optimizer_graph):
+    for name, n in NAMED.items():
+        if (n.impl, n.modules, n.optimizer_graph, n.capturable_optimizer) == (
+                impl, tuple(modules), optimizer_graph, False):
             return name
     base = "te:" + "+".join(modules) if impl == "transformer_engine" else impl
     return base + ("+optimizer" if optimizer_graph else "")
@@ -155,8 +175,9 @@ def variant_name(impl: str, modules: tuple[str, ...], optimizer_graph: bool) -> 
 def named_variant(name: str, **common: Any) -> VariantSpec:
     if name not in NAMED:
         raise InputError("--variants", f"unknown variant {name!r}", hint="one of " + ", ".join(NAMED))
-    impl, modules, opt = NAMED[name]
-    return VariantSpec(name=name, impl=impl, modules=modules, optimizer_graph=opt, **common)
+    n = NAMED[name]
+    return VariantSpec(name=name, impl=n.impl, modules=n.modules, optimizer_graph=n.optimizer_graph,
+                       capturable_optimizer=n.capturable_optimizer, **common)
 
 
 # --------------------------------------------------------------------------------------------

@@ -88,7 +88,9 @@ def build_optimizer(ddp: DistributedDataParallel, spec: VariantSpec):
     """MCore's Adam in bf16 mixed precision; capturable when the optimizer step is graphed.
 
     Gradient clipping is off: its norm is read back to the host (``.item()``), a sync that
-    would both stall eager steps and forbid the optimizer graph.
+    would both stall eager steps and forbid the optimizer graph. ``optimizer_cuda_graph`` only
+    selects TE FusedAdam's capturable mode here (``megatron/core/optimizer/__init__.py``); the
+    graph itself is the worker's ``OptimizerCudaGraphWrapper``.
     """
     opt_config = OptimizerConfig(
         optimizer="adam",
@@ -98,7 +100,7 @@ def build_optimizer(ddp: DistributedDataParallel, spec: VariantSpec):
         params_dtype=torch.bfloat16,
         use_distributed_optimizer=False,
         clip_grad=0.0,
-        optimizer_cuda_graph=spec.optimizer_graph,
+        optimizer_cuda_graph=spec.optimizer_capturable,
     )
     return get_megatron_optimizer(opt_config, [ddp], use_gloo_process_groups=False)
 

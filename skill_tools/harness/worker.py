@@ -331,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     rank = int(os.environ.get("RANK", "0"))
     result: dict[str, Any] = {"name": spec.name, "spec": spec.to_dict(), "ok": False, "phase": "start"}
     print(f"[harness] variant={spec.name} workload={spec.workload} size={spec.size} impl={spec.impl} "
-          f"modules={','.join(spec.modules) or '-'} optimizer_graph={spec.optimizer_graph}", flush=True)
+          f"modules={','.join(spec.modules) or '-'} optimizer_graph={spec.optimizer_graph} "
+          f"capturable_optimizer={spec.optimizer_capturable}", flush=True)
     code = 0
     try:
         run_variant(spec, result)
