@@ -178,3 +178,22 @@ def test_large_logs_use_order_statistic_ci_and_stay_fast():
     graph = _run([3000.0, 1000.0, 1000.0, 5000.0] + [900.0 + (i % 11) for i in range(5000)], capture_before=4)
     c = compare(_run(times), graph)
     assert c.verdict == "faster" and c.speedup_ci95[0] <= c.speedup <= c.speedup_ci95[1]
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+
+
+def test_real_h200_harness_logs_reproduce_the_benchmark_verdict():
+    """The harness worker's own logs of the 200-step A/B (printed on the H200) give the same
+    answer through `skill-tools logs` as the results JSON: capture at iteration 4, ~10x, Δloss 0."""
+    stem = RESULTS / "2026-12-02-training-h200-dense-tiny-ab-200steps"
+    eager, graph = parse_path(f"{stem}-eager.log"), parse_path(f"{stem}-full_iteration.log")
+    assert eager.format == graph.format == "megatron-lm" and len(graph.iterations) == 206
+    assert detect_capture(graph).iteration == 4 and not detect_capture(eager).detected
+    result = compare(eager, graph)
+    bench = json.loads(stem.with_suffix(".json").read_text())
+    measured = next(v for v in bench["variants"] if v["name"] == "full_iteration")["speedup_vs_eager"]["point"]
+    assert result.verdict == "faster"
+    # The log prints each step to 0.1 ms, so its ratio is close to, not equal to, the JSON's.
+    assert result.speedup == pytest.approx(measured, rel=0.03)
+    assert result.loss["keys"]["lm loss"]["max_abs_delta"] == 0.0
