@@ -207,7 +207,8 @@ def _is_eager(v: dict[str, Any], kind: str) -> bool:
 
 def _status(v: dict[str, Any], kind: str) -> str:
     if _is_eager(v, kind):
-        return "baseline"
+        # Inference eager padded to the graph buckets is the parity control, not the baseline.
+        return "control" if kind == "inference" and v.get("decode_padding") == "graph buckets" else "baseline"
     if v.get("error_class"):
         return "failed"
     if not v.get("captured"):
