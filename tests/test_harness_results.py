@@ -201,6 +201,28 @@ def test_bench_dry_run_lists_checked_variants_without_gpu(capsys, monkeypatch):
     plan = json.loads(capsys.readouterr().out)
     assert [v["name"] for v in plan["variants"]] == ["eager", "te:moe", "te:attn+moe_router+moe_preprocess"]
     assert all(v["workload"] == "moe_droppad" for v in plan["variants"])
+    assert {v["capture_stream"] for v in plan["variants"]} == {"auto"}  # resolved by the worker
+    assert main(["bench", "--dry-run", "--json", "--same-stream"]) == 0
+    assert {v["capture_stream"] for v in json.loads(capsys.readouterr().out)["variants"]} == {"shared"}
+    assert main(["bench", "--dry-run", "--json", "--capture-stream", "default"]) == 0
+    assert {v["capture_stream"] for v in json.loads(capsys.readouterr().out)["variants"]} == {"default"}
+
+
+def test_worker_resolves_auto_capture_stream_from_the_installed_torch(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from skill_tools.harness.worker import resolve_capture_stream
+
+    assert resolve_capture_stream("shared") == "shared" and resolve_capture_stream("default") == "default"
+    monkeypatch.setattr(torch.autograd.graph, "set_override_stale_capture_stream", lambda *a: None, raising=False)
+    assert resolve_capture_stream("auto") == "default"
+    monkeypatch.delattr(torch.autograd.graph, "set_override_stale_capture_stream")
+    assert resolve_capture_stream("auto") == "shared"
+
+
+def test_report_names_the_resolved_capture_stream(doc):
+    for v in doc["variants"]:
+        v["capture_stream"] = "shared"
+    assert "capture stream: shared." in markdown(doc)
 
 
 def _losses_run(losses_by_name):

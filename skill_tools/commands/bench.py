@@ -29,10 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-variants", action="store_true", help="print the named variants and exit")
     parser.add_argument("--config", type=Path, help="a config (Bridge YAML, Python recipe, ...) to map onto the proxy")
     parser.add_argument("--layer-spec", choices=("te", "local"), default="te", help="TE or local layer spec")
-    parser.add_argument("--same-stream", action="store_true",
-                        help="build the model, init DDP and run every step on MCore's shared capture stream "
-                             "(needed on torch builds without set_override_stale_capture_stream: measured in "
-                             "benchmarks/results/2026-12-02-training-h200-dense-tiny-same-stream.json)")
+    parser.add_argument("--capture-stream", choices=("auto", "default", "shared"), default="auto",
+                        help="stream the model, DDP and every step run on: 'default' as Megatron's loop does, "
+                             "'shared' = MCore's capture stream (needed on torch builds without "
+                             "set_override_stale_capture_stream: benchmarks/results/"
+                             "2026-12-02-training-h200-dense-tiny-same-stream.json), 'auto' (default) picks "
+                             "'default' where torch has that function, else 'shared'")
+    parser.add_argument("--same-stream", action="store_true", help="the same as --capture-stream shared")
     parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
     parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
@@ -70,7 +73,7 @@ def _variant_specs(args: argparse.Namespace):
 
     common = dict(workload=args.workload, size=args.size, steps=args.steps, warmup_steps=args.warmup,
                   nproc=args.nproc, layer_spec=args.layer_spec,
-                  capture_stream="shared" if args.same_stream else "default")
+                  capture_stream="shared" if args.same_stream else args.capture_stream)
     notes: list[str] = []
     user_cfg = None
     if args.config is not None:

@@ -27,6 +27,7 @@ def _speedup(v: dict[str, Any]) -> str:
 def markdown(doc: dict[str, Any]) -> str:
     env = doc.get("env", {})
     wl = doc.get("workload", {})
+    streams = sorted({v["capture_stream"] for v in doc.get("variants", []) if v.get("capture_stream")})
     lines = [
         f"# {doc.get('kind', 'training').capitalize()} benchmark: {wl.get('workload', '?')} proxy, "
         f"size {wl.get('size', '?')} ({doc.get('date')})",
@@ -35,7 +36,8 @@ def markdown(doc: dict[str, Any]) -> str:
         f"megatron-core {env.get('megatron_core')} · Transformer Engine {env.get('transformer_engine')}",
         "",
         f"{wl.get('steps', '?')} measured steps × {wl.get('trials', '?')} interleaved trials per variant; "
-        f"warmup and capture excluded; median with bootstrap 95% CI.",
+        f"warmup and capture excluded; median with bootstrap 95% CI"
+        + (f"; capture stream: {', '.join(streams)}." if streams else "."),
         "",
         "| variant | captured | replayed | graphs | step ms (median [95% CI]) | speedup vs eager [95% CI] "
         "| max abs Δloss | kernel ms/step | GPU busy | mem alloc MB before→after capture | error |",

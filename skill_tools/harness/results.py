@@ -72,6 +72,8 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
         "kernel_ms_per_step": None,
         "gpu_busy_fraction": None,
         "capture_s": first.get("capture_s") if ok else None,
+        # The stream the worker ran on ("auto" in the spec is resolved there, where torch is).
+        "capture_stream": first.get("capture_stream") or spec.get("capture_stream"),
         "raw_step_ms": raw,
     }
     if failed:

@@ -20,6 +20,7 @@ from skill_tools.errors import InputError
 
 WORKLOADS = ("dense", "moe", "moe_droppad")
 IMPLS = ("none", "full_iteration", "local", "transformer_engine")
+CAPTURE_STREAMS = ("auto", "default", "shared")
 #: Per-layer TE scopes the proxies can run (MCore ``CudaGraphModule`` names).
 TE_SCOPES = ("attn", "mlp", "moe", "moe_router", "moe_preprocess")
 
@@ -84,7 +85,9 @@ class VariantSpec:
     #: runs on MCore's shared capture stream (a workaround for torch builds without
     #: ``torch.autograd.graph.set_override_stale_capture_stream``: with "default" those builds fail
     #: full-iteration and TE capture, with "shared" every impl captured on the H200, see
-    #: benchmarks/results/2026-12-02-training-h200-dense-tiny{,-same-stream}.json).
+    #: benchmarks/results/2026-12-02-training-h200-dense-tiny{,-same-stream}.json); "auto": the
+    #: worker picks "default" where torch has that function and "shared" where it does not, and
+    #: records its choice.
     capture_stream: str = "default"
     extra_config: dict[str, Any] = field(default_factory=dict)
 

@@ -155,6 +155,14 @@ def environment() -> dict[str, Any]:
     }
 
 
+def resolve_capture_stream(mode: str) -> str:
+    """"auto" -> "default" where torch can re-point autograd's stale streams at capture time
+    (``set_override_stale_capture_stream``, used by MCore's FullCudaGraphWrapper), else "shared"."""
+    if mode != "auto":
+        return mode
+    return "default" if hasattr(torch.autograd.graph, "set_override_stale_capture_stream") else "shared"
+
+
 def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
     from skill_tools.harness import training_setup as ts
 
@@ -162,7 +170,8 @@ def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
     GraphCounter.install()
     result["phase"] = "setup"
     ts.init_distributed(spec)
-    if spec.capture_stream == "shared":
+    result["capture_stream"] = stream_mode = resolve_capture_stream(spec.capture_stream)
+    if stream_mode == "shared":
         # Everything (DDP hook registration included) on the stream that captures, so autograd's
         # AccumulateGrad nodes are not bound to the legacy default stream (the failure torch
         # builds without set_override_stale_capture_stream hit: cudaErrorStreamCaptureImplicit).
