@@ -41,6 +41,8 @@ from typing import Any
 
 import torch
 
+from skill_tools.harness.graph_counter import GraphCounter
+
 # --------------------------------------------------------------------------------------------
 # Paged attention in plain PyTorch (same contract as flash-attn's kv-cache entry points)
 # --------------------------------------------------------------------------------------------
@@ -294,26 +296,6 @@ def count_graphs(model, scope: str) -> dict[str, int]:
             "runners": block_r + layer_r, "graphs": block_g + layer_g}
 
 
-class ReplayCounter:
-    """Counts every ``torch.cuda.CUDAGraph.replay`` in this process (MCore's runners call it)."""
-
-    replays = 0
-
-    @classmethod
-    def install(cls) -> None:
-        graph_cls = torch.cuda.CUDAGraph
-        if getattr(graph_cls.replay, "_counted", False):
-            return
-        orig = graph_cls.replay
-
-        def replay(self, *a, **k):
-            cls.replays += 1
-            return orig(self, *a, **k)
-
-        replay._counted = True
-        graph_cls.replay = replay
-
-
 class ForwardTimer:
     """Times every model forward with CUDA events, and records whether it replayed a graph
     (counted replays) and whether its batch was padded to a graph bucket (the context's view)."""
@@ -321,15 +303,15 @@ class ForwardTimer:
     def __init__(self, controller, context):
         self.records: list[tuple[torch.cuda.Event, torch.cuda.Event, bool, bool, bool]] = []
         inner = controller._dynamic_step_forward_logits
-        ReplayCounter.install()
+        GraphCounter.install()
 
         def timed(input_ids, position_ids):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            before = ReplayCounter.replays
+            before = GraphCounter.replays
             start.record()
             out = inner(input_ids, position_ids)
             end.record()
-            self.records.append((start, end, bool(context.is_decode_only()), ReplayCounter.replays > before,
+            self.records.append((start, end, bool(context.is_decode_only()), GraphCounter.replays > before,
                                  bool(context.using_cuda_graph_this_step())))
             return out
 

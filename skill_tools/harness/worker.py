@@ -39,39 +39,12 @@ from typing import Any
 import torch
 
 from skill_tools.config.era import TE_DISTRIBUTIONS, installed_version
+from skill_tools.harness.graph_counter import GraphCounter
 from skill_tools.harness.iteration_log import iteration_lines
 from skill_tools.harness.results import driver_version
 from skill_tools.harness.spec import VariantSpec
 
 log = logging.getLogger("skill_tools.harness.worker")
-
-
-class GraphCounter:
-    """Counts every completed ``torch.cuda.CUDAGraph`` capture and every replay in this process."""
-
-    captures = 0
-    replays = 0
-    _installed = False
-
-    @classmethod
-    def install(cls) -> None:
-        if cls._installed:
-            return
-        graph_cls = torch.cuda.CUDAGraph
-        orig_replay, orig_end = graph_cls.replay, graph_cls.capture_end
-
-        def replay(self, *a, **k):
-            cls.replays += 1
-            return orig_replay(self, *a, **k)
-
-        def capture_end(self, *a, **k):
-            out = orig_end(self, *a, **k)
-            cls.captures += 1
-            return out
-
-        graph_cls.replay = replay
-        graph_cls.capture_end = capture_end
-        cls._installed = True
 
 
 def loss_func(loss_mask: torch.Tensor, output_tensor: torch.Tensor):
