@@ -62,3 +62,18 @@ def test_inference_rng_tracker_satisfies_local_graphs_for_a_bare_model_config():
     # Bridge's GPTModelProvider asserts the TE tracker whatever the use: still an error there
     bridge = base + "  inference_rng_tracker: true\nrng:\n  seed: 1\n"
     assert rules(bridge)["te-rng-tracker-required"].severity == "error"
+
+
+@pytest.mark.legacy
+def test_optimizer_graph_needs_0_17_and_a_capturable_baseline():
+    yaml_text = "optimizer:\n  optimizer_cuda_graph: true\n"
+    old = rules(yaml_text, OLD)["optimizer-graph-version"]
+    assert old.severity == "error" and "0.17" in old.message and old.fix == {"optimizer.optimizer_cuda_graph": "<remove>"}
+    assert "optimizer-graph-parity-baseline" not in rules(yaml_text, OLD)
+    for era, text in ((era_for("0.17.0"), yaml_text), (CUR, "--optimizer-cuda-graph --cuda-graph-impl full_iteration")):
+        found = rules(text, era)
+        assert "optimizer-graph-version" not in found
+        assert found["optimizer-graph-parity-baseline"].severity == "info"
+        assert "capturable" in found["optimizer-graph-parity-baseline"].message
+    assert not {"optimizer-graph-version", "optimizer-graph-parity-baseline"} & set(
+        rules("optimizer:\n  optimizer_cuda_graph: false\n"))

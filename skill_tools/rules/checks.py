@@ -666,3 +666,20 @@ def _rl(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for key in ("inference.rl_persist_cuda_graphs", "inference.rl_training_cuda_graphs"):
         if ctx.cfg.get(key) and not ctx.intent.enabled:
             yield {"key": key, "keys": [key, "model.cuda_graph_impl"], "fix": {key: False}}
+
+
+def _optimizer_graph_on(ctx: Ctx) -> bool:
+    value = ctx.cfg.get("optimizer.optimizer_cuda_graph")
+    return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "1", "yes"))
+
+
+@check("optimizer-graph-version")
+def _optimizer_graph_version(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if _optimizer_graph_on(ctx) and ctx.era.version_tuple < (0, 17, 0):
+        yield {"version": ctx.era.mcore_version, "fix": {"optimizer.optimizer_cuda_graph": "<remove>"}}
+
+
+@check("optimizer-graph-parity-baseline")
+def _optimizer_graph_parity(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if _optimizer_graph_on(ctx) and ctx.era.version_tuple >= (0, 17, 0):
+        yield {"fix": {}}
