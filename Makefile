@@ -15,7 +15,7 @@ TORCH_OLD   := torch==2.13.0
 TEST_DEPS   := pyyaml jsonschema ruamel.yaml pytest hypothesis
 PIP_QUIET   := -q --disable-pip-version-check
 
-.PHONY: demo test lint clean-venvs
+.PHONY: demo test test-gpu lint clean-venvs
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PY312)" || { echo "python3.12 not found: install it (pyenv install 3.12) or pass PY312=/path/to/python3.12"; exit 2; }
@@ -36,6 +36,10 @@ test: $(VENV)/.installed $(LEGACY)/.installed
 	$(VENV)/bin/skill-tools lint
 	$(VENV)/bin/python -m pytest -q
 	PYTHONPATH=$(CURDIR) $(LEGACY)/bin/python -m pytest -q -m legacy -p no:cacheprovider
+
+# On a GPU host (with Transformer Engine installed): every capture path for real, about 10 minutes.
+test-gpu: $(VENV)/.installed
+	$(VENV)/bin/python -m pytest -q -m gpu -rs
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/skill-tools lint

@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# Measured training benchmark on one GPU: dense tiny (every impl), MoE tiny (TE scopes),
-# drop-and-pad MoE tiny (the 'moe' scope). Variants of one workload are interleaved by trial.
-# Usage: bash benchmarks/run-training-h200.sh OUT_DIR [STEPS] [TRIALS]
+# The measured training benchmark on one GPU, as committed in benchmarks/results/ (2026-12-02):
+# dense tiny (every impl), the optimizer-graph study, a long eager/full-iteration A/B, MoE tiny
+# (dropless TE scopes), drop-and-pad MoE tiny (the 'moe' scope) and dense medium. Variants of one
+# invocation are interleaved by trial; compare only variants of the same invocation.
+# Usage: bash benchmarks/run-training-h200.sh OUT_DIR [STEPS=30] [TRIALS=2]   (about 15 minutes)
 set -u
 OUT=${1:?output folder}
 STEPS=${2:-30}
 TRIALS=${3:-2}
-DATE=$(date +%F)
+PREFIX="$(date +%F)-training-${GPU:-h200}"
 mkdir -p "$OUT"
-python -m skill_tools bench --workload dense --size tiny --steps "$STEPS" --trials "$TRIALS" --timeout 150 \
-  --out "$OUT/dense" --name "$DATE-training-h200-dense-tiny" --no-progress
-python -m skill_tools bench --workload moe --size tiny --steps "$STEPS" --trials "$TRIALS" --timeout 150 \
-  --variants eager,te:attn+moe_router+moe_preprocess --out "$OUT/moe" --name "$DATE-training-h200-moe-tiny" --no-progress
-python -m skill_tools bench --workload moe_droppad --size tiny --steps "$STEPS" --trials 1 --timeout 150 \
-  --variants eager,te:moe --out "$OUT/moe_droppad" --name "$DATE-training-h200-moe_droppad-tiny" --no-progress
+bench() { python -m skill_tools bench --timeout 240 --no-progress "$@"; }
+bench --workload dense --steps "$STEPS" --trials "$TRIALS" \
+  --out "$OUT/dense" --name "$PREFIX-dense-tiny-same-stream"
+bench --workload dense --steps 60 --trials "$TRIALS" \
+  --variants eager,full_iteration,full_iteration+optimizer,full_iteration+capturable-adam,eager+capturable-adam \
+  --out "$OUT/optimizer" --name "$PREFIX-dense-tiny-optimizer-study"
+bench --workload dense --steps 200 --trials 1 --variants eager,full_iteration \
+  --out "$OUT/ab" --name "$PREFIX-dense-tiny-ab-200steps"
+bench --workload moe --steps "$STEPS" --trials "$TRIALS" \
+  --variants eager,te:attn+moe_router+moe_preprocess --out "$OUT/moe" --name "$PREFIX-moe-tiny-same-stream"
+bench --workload moe_droppad --steps 40 --trials 1 --variants eager,te:moe,te:attn+moe_router+moe_preprocess \
+  --out "$OUT/moe_droppad" --name "$PREFIX-moe_droppad-tiny-same-stream"
+bench --workload dense --size medium --steps "$STEPS" --trials 1 --variants eager,full_iteration,te:attn+mlp \
+  --out "$OUT/medium" --name "$PREFIX-dense-medium-same-stream"

@@ -115,11 +115,18 @@ def test_dry_run_prints_the_plan(capsys):
     assert R.run_inference_bench(_args(dry_run=True, inference_scope="layer")) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["scopes"] == ["none", "layer"] and plan["workload"] == "tiny-gpt"
+    assert plan["runs"] == ["none", R.SAME_SHAPE_EAGER, "layer"] and plan["same_shape_eager"]
     assert plan["variants"][1]["values"] == {"model.cuda_graph_impl": "local",
                                              "model.inference_cuda_graph_scope": "layer"}
 
 
 # ------------------------------------------------------------------------------ statistics and parity
+
+
+def test_dry_run_without_the_same_shape_control(capsys):
+    assert R.run_inference_bench(_args(dry_run=True, json=False, no_same_shape_eager=True)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("would run none, block ×") and R.SAME_SHAPE_EAGER not in out
 
 
 def test_speedup_parity_and_replay_counts():

@@ -522,22 +522,24 @@ def run_inference_bench(args: argparse.Namespace) -> int:
                          hint="drop --size or use --size tiny with --mode inference")
     out_dir = Path(_get(args, "out", "benchmarks/results"))
     timeout_s = float(_get(args, "timeout_s", None) or _get(args, "timeout", 540))
+    runs = list(scopes)
+    if len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False):
+        runs.insert(1, SAME_SHAPE_EAGER)  # eager at the graphs' shapes, right after eager
     if getattr(args, "dry_run", False):
         plan = {"era": era.to_dict(), "scopes": scopes, "batch_sizes": batch_sizes,
-                "same_shape_eager": len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False),
+                "same_shape_eager": SAME_SHAPE_EAGER in runs, "runs": runs,
                 "decode_tokens": decode_tokens, "trials": trials, "workload": workload,
                 "variants": [scope_config(s).to_dict() for s in scopes]}
         print(json.dumps(plan, indent=1) if getattr(args, "json", False) else
-              f"would run {', '.join(scopes)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)")
+              f"would run {', '.join(runs)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)"
+              + (f"; {SAME_SHAPE_EAGER} = eager padded to the graph buckets, the parity control"
+                 if SAME_SHAPE_EAGER in runs else ""))
         return EXIT_OK
     require_gpu()
 
     work = out_dir / "logs"
     raw: dict[str, dict[str, Any]] = {}
     failures: list[dict[str, Any]] = []
-    runs = list(scopes)
-    if len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False):
-        runs.insert(1, SAME_SHAPE_EAGER)  # eager at the graphs' shapes, right after eager
     for scope in runs:
         out_json = work / f"inference-{workload}-{scope}.json"
         log_path = work / f"inference-{workload}-{scope}.log"
@@ -565,7 +567,8 @@ def run_inference_bench(args: argparse.Namespace) -> int:
                                           "all_graphed_tokens_match_same_shape_eager", "speedup_falloff",
                                           "failures")}
         summary["variants"] = [{k: v.get(k) for k in ("name", "decode_step_ms", "tokens_per_s", "speedup_vs_eager",
-                                                       "tokens_match_eager", "graphs_count", "capture_s")}
+                                                       "tokens_match_eager", "tokens_match_same_shape_eager",
+                                                       "first_mismatch_same_shape", "graphs_count", "capture_s")}
                                for v in result["variants"]]
         summary["artifacts"] = paths
         print(json.dumps(summary, indent=1, default=str))
