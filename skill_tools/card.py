@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
-from skill_tools.harness.results import LOSS_TOLERANCE
+from skill_tools.harness.inference_runner import is_same_shape_control
+from skill_tools.harness.results import LOSS_TOLERANCE, is_baseline
 from skill_tools.rules.catalog import RULES_DOC
 from skill_tools.rules.catalog import load as load_catalog
 from skill_tools.rules.reference_doc import render as render_rules_doc
@@ -207,8 +208,10 @@ def _is_eager(v: dict[str, Any], kind: str) -> bool:
 
 def _status(v: dict[str, Any], kind: str) -> str:
     if _is_eager(v, kind):
-        # Inference eager padded to the graph buckets is the parity control, not the baseline.
-        return "control" if kind == "inference" and v.get("decode_padding") == "graph buckets" else "baseline"
+        # Ungraphed runs other than the baseline are controls: inference eager padded to the graph
+        # buckets, training eager with capturable Adam.
+        control = is_same_shape_control(v) if kind == "inference" else not is_baseline(v)
+        return "control" if control else "baseline"
     if v.get("error_class"):
         return "failed"
     if not v.get("captured"):

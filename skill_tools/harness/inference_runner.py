@@ -251,11 +251,14 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return variants
 
 
+def is_same_shape_control(v: dict[str, Any]) -> bool:
+    """Whether a variant entry is the eager control padded to the graph buckets."""
+    return v.get("inference_scope") == "none" and v.get("decode_padding") == "graph buckets"
+
+
 def variant_label(v: dict[str, Any]) -> str:
     """The scope column of a table row: eager at graph shapes is told apart from eager."""
-    if v["name"].startswith(SAME_SHAPE_EAGER):
-        return "none (graph shapes)"
-    return v["inference_scope"]
+    return "none (graph shapes)" if is_same_shape_control(v) else v["inference_scope"]
 
 
 def same_shape_parity(variants: list[dict[str, Any]]) -> bool | None:
