@@ -20,7 +20,6 @@ from skill_tools.errors import InputError
 
 WORKLOADS = ("dense", "moe", "moe_droppad")
 IMPLS = ("none", "full_iteration", "local", "transformer_engine")
-CAPTURE_STREAMS = ("auto", "default", "shared")
 #: Per-layer TE scopes the proxies can run (MCore ``CudaGraphModule`` names).
 TE_SCOPES = ("attn", "mlp", "moe", "moe_router", "moe_preprocess")
 
