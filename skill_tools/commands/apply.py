@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
-    from skill_tools.config.render import render
+    from skill_tools.config.render import render, render_report
     from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff, write_atomic
 
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
@@ -55,12 +55,15 @@ def run(args: argparse.Namespace) -> int:
     always = ("model.cuda_graph_impl", "model." + result.era.modules_key)
     changes = {k: v for k, v in result.changes.items()
                if k in always or cfg.get(k, REMOVE if v != REMOVE else None) != v}
-    overrides = render(override_values(changes), fmt)
+    rendered = render_report(override_values(changes), fmt, result.era)
+    overrides = rendered.text
+    for key, value in rendered.unsaid.items():
+        result.notes.append(f"{key}={value!r} has no {fmt} spelling ({rendered.parser}); set it in the config")
     original = Path(args.path).read_text(encoding="utf-8") if args.path != "-" else None
     if fmt == "yaml" and cfg.fmt == "yaml" and original is not None:
         new_text = rewrite_yaml(original, changes, source=args.path)
     elif target is not None:
-        new_text = render(apply_changes(cfg, changes), fmt)
+        new_text = render(apply_changes(cfg, changes), fmt, result.era)
     else:
         new_text = overrides
     diff = unified_diff(original, new_text, Path(args.path).name) if original is not None and fmt == cfg.fmt else ""

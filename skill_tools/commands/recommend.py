@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     rec = recommend(args.path, args.mcore_version, env_from(args), fmt=args.input_format)
     overrides = override_values(rec.plan.changes)
     if args.json:
-        print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format)}, indent=2))
+        print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format, rec.plan.era)}, indent=2))
     else:
         scope = ",".join(rec.scope) if rec.scope else "-"
         inf = f", inference scope {rec.inference_scope}" if rec.inference_scope else ""
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         for r in rec.rejected:
             print(f"  skipped {r['impl']} {','.join(r['scope']) or '-'}: {', '.join(r['errors'])}")
         print("  overrides:")
-        print("    " + render(overrides, args.format).rstrip().replace("\n", "\n    "))
+        print("    " + render(overrides, args.format, rec.plan.era).rstrip().replace("\n", "\n    "))
         for f in rec.plan.findings:
             print(f"  {f}")
     return EXIT_OK if rec.ok else EXIT_FINDINGS

@@ -6,6 +6,12 @@ core_v0.19.0; in 0.18+ most ``TransformerConfig`` fields become ``--field-name``
 argument-group factory, so unknown ``--foo-bar`` flags read as ``model.foo_bar``), Bridge
 ``scripts/translate_mlm_to_bridge.py`` (MLM arg -> ConfigContainer path table) and
 ``scripts/performance/argument_parser.py`` (perf-harness flags) at main @067f987.
+
+These tables say what a flag *means* (its canonical keys); whether a flag exists at a version,
+and which values it takes, is the upstream parsers' own table (:mod:`skill_tools.config.cli_tables`).
+Rendering goes through those tables, so a flag listed here only for reading (``--no-te-rng-tracker``,
+``--check-for-nan-in-loss-and-grad``: spellings people write that Megatron-LM does not have) is
+never printed.
 """
 
 from __future__ import annotations
@@ -156,20 +162,11 @@ def megatron_lm_flag(name: str) -> Flag:
     return Flag(("model." + name.replace("-", "_"),), kind)
 
 
-def reverse_megatron_lm() -> dict[str, str]:
-    """Canonical key -> Megatron-LM flag name, for rendering."""
-    out: dict[str, str] = {}
-    for name, flag in MEGATRON_LM.items():
-        if flag.kind in ("flag_false",) or name.startswith("no-"):
-            continue
-        out.setdefault(flag.keys[0], name)
-    return out
-
-
-def reverse_run_script() -> dict[str, str]:
-    """Canonical key -> run_script.py long flag, for rendering."""
-    out: dict[str, str] = {}
-    for name, flag in RUN_SCRIPT.items():
-        if len(name) > 3 and len(flag.keys) == 1:
-            out.setdefault(flag.keys[0], name)
-    return out
+#: Megatron-LM options renamed between tags (old -> new), for did-you-mean where the spelling
+#: differs too much for a close match. Source: ``--inference-cuda-graph-max-tokens`` is
+#: megatron/training/arguments.py l.2059 @core_v0.19.0; the old name is in core_v0.16.0–0.17.0
+#: and neither exists in core_v0.18.0 (skill_tools/data/megatron_lm_flags/).
+MEGATRON_LM_RENAMES: dict[str, str] = {
+    "inference-dynamic-batching-cuda-graph-max-tokens": "inference-cuda-graph-max-tokens",
+    "inference-cuda-graph-max-tokens": "inference-dynamic-batching-cuda-graph-max-tokens",
+}

@@ -77,6 +77,12 @@ class CanonicalConfig:
     locations: dict[str, Location] = field(default_factory=dict)
     #: Input that was read but not understood (kept, never silently dropped).
     unparsed: list[str] = field(default_factory=list)
+    #: Command-line formats: the script that takes the flags (``pretrain_gpt.py``), the flags as
+    #: written with their line numbers, and Hydra overrides as written. The rules check them
+    #: against the upstream parsers of the chosen version (unknown flags, values, sweeps).
+    script: str | None = None
+    argv: list[tuple[str, int]] = field(default_factory=list)
+    overrides: list[tuple[str, int]] = field(default_factory=list)
 
     # -- access -----------------------------------------------------------------------------
     def get(self, key: str, default: Any = None) -> Any:

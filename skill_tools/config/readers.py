@@ -478,6 +478,8 @@ def _read_hydra(text: str, source: str) -> CanonicalConfig:
         if not _hydra_token(cfg, token, line, source):
             raise InputError(source, f"not a Hydra override: {token!r}", line=line,
                              hint="expected key=value, e.g. model.cuda_graph_scope=[attn,mlp]")
+        if "=" in token and not _ENV_NAME.match(token.split("=", 1)[0]):
+            cfg.overrides.append((token, line))
     return cfg
 
 
@@ -494,6 +496,14 @@ def _env_token(cfg: CanonicalConfig, token: str) -> bool:
 def _read_megatron_lm(text: str, source: str) -> CanonicalConfig:
     cfg = CanonicalConfig(source=source, fmt="megatron_lm")
     toks = _tokens(text, source)
+    scripts = [n for n, (t, _) in enumerate(toks) if t.endswith(".py")]
+    if scripts:
+        # flags before the script are the launcher's (torchrun --nproc-per-node 8 ...)
+        cfg.script = toks[scripts[-1]][0]
+        for token, _ in toks[:scripts[-1]]:
+            _env_token(cfg, token)
+        toks = toks[scripts[-1] + 1:]
+    cfg.argv = [(t, ln) for t, ln in toks if not ("=" in t and not t.startswith("-") and _ENV_NAME.match(t.split("=", 1)[0]))]
     i = 0
     while i < len(toks):
         token, line = toks[i]
@@ -540,18 +550,32 @@ def _apply_flag(cfg: CanonicalConfig, flag: flag_tables.Flag, name: str, values:
 
 
 def _read_run_script(text: str, source: str) -> CanonicalConfig:
+    from skill_tools.config import cli_tables
+
     cfg = CanonicalConfig(source=source, fmt="run_script")
     toks = _tokens(text, source)
+    scripts = [n for n, (t, _) in enumerate(toks) if t.endswith(".py")]
+    if scripts:
+        cfg.script = toks[scripts[-1]][0]
+        for token, _ in toks[:scripts[-1]]:
+            _env_token(cfg, token)
+        toks = toks[scripts[-1] + 1:]
+    table = cli_tables.run_script()
     i = 0
     while i < len(toks):
         token, line = toks[i]
         i += 1
         loc = Location(source, line)
         if token.startswith("-") and not re.match(r"^-\d", token):
+            cfg.argv.append((token, line))
             name, eq, inline = token.lstrip("-").partition("=")
             value = inline if eq else None
-            if value is None and i < len(toks) and not toks[i][0].startswith("-"):
+            opt = table.option(token.split("=", 1)[0])
+            takes_value = opt is None or not opt.is_switch
+            if value is None and takes_value and i < len(toks) and not toks[i][0].startswith("-") and not (
+                    opt is None and "=" in toks[i][0]):
                 value = toks[i][0]
+                cfg.argv.append(toks[i])
                 i += 1
             if name in ("env", "E", "custom_env_vars", "ce") and value:
                 for part in value.split(","):
@@ -561,10 +585,12 @@ def _read_run_script(text: str, source: str) -> CanonicalConfig:
                 continue
             flag = flag_tables.RUN_SCRIPT.get(name)
             if flag is None:
-                cfg.unparsed.append(f"{loc}: unknown run_script.py flag --{name}")
+                # a harness option without a graph meaning is read and ignored; an unknown one is
+                # reported by the run-script-flag-unknown rule (it keeps cfg.argv)
                 continue
             _apply_flag(cfg, flag, name, [value] if value is not None else [], loc, source)
-        elif "=" in token and _hydra_token(cfg, token, line, source):
+        elif "=" in token and not _ENV_NAME.match(token.split("=", 1)[0]) and _hydra_token(cfg, token, line, source):
+            cfg.overrides.append((token, line))
             continue
         elif _env_token(cfg, token):
             continue

@@ -12,6 +12,7 @@ from typing import Any
 from skill_tools.config.era import Era, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.rules import catalog as catalog_mod
+from skill_tools.rules import cli_checks  # noqa: F401 - registers the command-line checks
 from skill_tools.rules.checks import CHECKS, Ctx
 from skill_tools.rules.mcore_sim import simulate
 
@@ -101,7 +102,7 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
         for data in fn(ctx):
             keys = list(data.get("keys") or rule.keys)
             fix = data["fix"] if "fix" in data else dict(rule.fix)
-            loc = next((str(cfg.location(k)) for k in keys if k in cfg.locations), None)
+            loc = data.get("location") or next((str(cfg.location(k)) for k in keys if k in cfg.locations), None)
             findings.append(Finding(
                 rule=rule.id, severity=data.get("severity") or rule.severity, keys=keys,
                 message=_format(rule.message, data), fix=dict(fix), source=rule.citation_for(era.name),
