@@ -68,7 +68,8 @@ def test_glued_prefix_before_iteration_and_te_capture_time_pr643():
     log = parse_path(FIX / "bridge_pr643_te_capture_interleaved.log")
     (it,) = log.iterations
     assert it.iteration == 1 and it.timestamp == "2025-09-17 22:26:24"
-    assert it.elapsed_ms is None  # the paste wrapped "iterati\non (ms)": not invented
+    # the paste wrapped "iterati\non (ms)" and "...iterations:   0\n | number of nan": joined back
+    assert it.elapsed_ms == 69179.8 and it.grad_norm == 19.643 and it.nan_iterations == 0
     assert [e.seconds for e in log.events if e.kind == "capture_end"] == [57.97806215286255]
     assert {m.rank for m in log.memory} == {3, 4}
 

@@ -48,24 +48,32 @@ def _timers(timers: dict[str, list[float]]) -> dict[str, Any]:
 def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, steady=None) -> dict[str, Any]:
     """``steady``: the log's SteadyState when already computed (by the comparison)."""
     from skill_tools.logs.steady import detect_capture, memory_summary, steady_state
+    from skill_tools.logs.verdict import build
 
     if steady is None:
         steady = steady_state(log, warmup=warmup)
     capture = detect_capture(log, steady.median_ms)
+    verdict = build(log)
+    cap = capture.to_dict()
+    cap.update(status=verdict.capture_status, summary=verdict.capture_summary,
+               evidence=[e.to_dict() for e in log.evidence.items[:20]])
     return {
         "source": log.source,
         "format": log.format,
         "format_reason": log.format_reason,
+        "stack": verdict.stack,
         "lines": log.lines,
         "ranks": log.ranks,
         "iterations": [it.to_dict() for it in log.iterations] if with_iterations else None,
         "iteration_count": len(log.iterations),
         "steady_state": steady.to_dict(),
-        "capture": capture.to_dict(),
+        "capture": cap,
         "memory": memory_summary(log),
         "timers": _timers(log.timers),
         "events": [e.to_dict() for e in log.events if e.kind != "capture_progress"][:200],
-        "failures": [dict(f.to_dict(), log=log.source) for f in log.failures],
+        "failures": [dict(f.to_dict(), log=log.source) for f in verdict.failures],
+        "verdict": verdict.to_dict(),
+        "run": log.runinfo.to_dict(),
         "warnings": log.warnings,
         "comparison": None,
     }
@@ -78,13 +86,27 @@ def _fmt_ms(v: float | None) -> str:
 def _print_summary(s: dict[str, Any], title: str = "") -> None:
     head = f"{title}{s['source']}: {s['format']} ({s['iteration_count']} iteration lines, {s['lines']} lines)"
     print(head)
+    v = s["verdict"]
+    stack = v["stack"]
+    print(f"  stack: {stack['description']}" + (f" (also: {', '.join(stack['other_packages'])})"
+                                                 if stack.get("other_packages") else ""))
     cap = s["capture"]
     if cap["detected"]:
         secs = "" if cap["seconds"] is None else f", {cap['seconds']:.2f} s ({cap['seconds_source']})"
         when = "" if cap["iteration"] is None else f" in iteration {cap['iteration']}"
         print(f"  capture: {cap['impl']} graph capture seen{when}{secs}")
+        if cap["status"] == "capture-failed":
+            print(f"  capture: {cap['summary']} (also)")
     elif not cap["inference_captures"]:
-        print("  capture: none detected (eager run, or graphs silently off)")
+        print(f"  capture: {cap['summary']}")
+    shown = [e for e in cap.get("evidence", []) if e["kind"] in ("capture-failed", "replayed", "captured",
+                                                                   "capture-started", "disabled")][:3]
+    for e in shown:
+        print(f"    line {e['line_no']} ({e['kind']}): {e['text'][:160]}")
+    if v["hang"] != "unknown" or v["nan"] not in ("no", "unknown"):
+        print(f"  hang: {v['hang']}; NaN/Inf: {v['nan']}")
+    for note in v["notes"]:
+        print(f"  note: {note}")
     if cap["inference_captures"]:
         n = f"{cap['inference_graphs']} " if cap["inference_graphs"] else ""
         print(f"  inference: {n}cuda graph(s) built {cap['inference_captures']} time(s), last in {cap['inference_seconds']} s")

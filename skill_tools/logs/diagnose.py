@@ -49,6 +49,15 @@ class Signature:
     rule: str | None
     pain_point: str | None
     source: str
+    #: "megatron" (a Megatron-only message or fix) or "any" (text any PyTorch program can print).
+    scope: str = "megatron"
+    generic_cause: str = ""
+    generic_fix: str = ""
+    #: Traceback-frame refinement (check: frames): frame substrings, refined parent ids, and
+    #: exception-message substrings that identify it without a parent match.
+    frames: tuple[str, ...] = ()
+    refines: tuple[str, ...] = ()
+    message: tuple[str, ...] = ()
 
 
 @dataclass
@@ -118,6 +127,12 @@ def _signature(entry: dict[str, Any]) -> Signature:
         rule=entry.get("rule"),
         pain_point=entry.get("pain_point"),
         source=" ".join(str(entry.get("source", "")).split()),
+        scope=entry.get("scope", "megatron"),
+        generic_cause=" ".join(str(entry.get("generic_cause", "")).split()),
+        generic_fix=" ".join(str(entry.get("generic_fix", "")).split()),
+        frames=tuple(entry.get("frames") or ()),
+        refines=tuple(entry.get("refines") or ()),
+        message=tuple(entry.get("message") or ()),
     )
 
 

@@ -94,6 +94,8 @@ FORMATS = {
     "megatron-lm-legacy": "Megatron-LM training_log without timestamp (2023 and earlier)",
     "megatron-bridge": "Megatron Bridge training_log (no microseconds; Step Time / memory (GB) lines)",
     "mcore-events": "no iteration lines; MCore logger lines (CUDA-graph events, errors) only",
+    "traceback": "no iteration lines; Python tracebacks, exception lines or stack dumps (any stack)",
+    "framework-log": "no iteration lines; error, CUDA-graph or framework lines of another stack",
 }
 SUPPORTED = ", ".join(FORMATS)
 

@@ -17,9 +17,13 @@ from skill_tools.errors import InputError
 from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
+from skill_tools.logs.evidence import EvidenceCollector, classify
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
+from skill_tools.logs.runinfo import RunInfo
+from skill_tools.logs.structure import StructureReader
 
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
+_STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
 
 # Marks attached to the next iteration line: what happened in its logging interval.
 MARK_CAPTURE = "capture"
@@ -178,16 +182,31 @@ class ParsedLog:
     ranks: list[int] = field(default_factory=list)
     first_line: str = ""
     training_done: bool = False
+    structure: StructureReader = field(default_factory=StructureReader, repr=False)
+    evidence: EvidenceCollector = field(default_factory=EvidenceCollector, repr=False)
+    runinfo: RunInfo = field(default_factory=RunInfo, repr=False)
+    stack: dict[str, Any] = field(default_factory=dict)
 
     @property
     def recognized(self) -> bool:
         return self.format != "unknown"
+
+    @property
+    def exceptions(self):
+        return self.structure.exceptions
 
     def capture_events(self, scope: str = "training") -> list[GraphEvent]:
         return [
             e for e in self.events
             if e.kind in ("capture_start", "capture_end") and e.scope == scope
         ]
+
+
+def _scope(sig_id: str) -> str:
+    try:
+        return signature(sig_id).scope
+    except KeyError:
+        return "any"
 
 
 def _parse_memory(line_no: int, text: str) -> list[MemoryReport]:
@@ -267,6 +286,10 @@ class _Parser:
         self.pending_step: tuple[float, float] | None = None
         self.restarts = 0
         self.n_progress = 0
+        self.n_other = 0
+        self.pending: tuple[int, int | None, str, str] | None = None
+        self.last_text = ""
+        self.last_line_no = 0
         self.need_first_line = True
 
     # -- per line ---------------------------------------------------------------------------------
@@ -282,14 +305,20 @@ class _Parser:
                 return
             self.timer_block = False
 
-        i = text.find(F.ITERATION_NEEDLE)
-        if i >= 0 and " |" in text:
-            while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
-                m = F.ITERATION_HEAD.match(text, i)
-                if m is not None:
-                    self._iteration(line_no, rank, text, raw, i, m)
+        if self.pending is not None:
+            pl, prank, ptext, praw = self.pending
+            self.pending = None
+            tail = ptext[ptext.rfind("|") + 1:]
+            # A terminal wrapped the iteration line: the next physical line continues it, either
+            # mid-key ("...per iterati" + "on (ms): 69179.8 | ...") or at a field bar (" | ...").
+            if rank == prank and (text[:2] == " |" or (text[:1].isalpha() and text[:1].islower()
+                                                        and ": " not in tail and len(text) > 2)):
+                if self._try_iteration(pl, prank, ptext + text, praw + raw, final=False):
                     return
-                i = text.find(F.ITERATION_NEEDLE, i + 1)
+            else:
+                self._try_iteration(pl, prank, ptext, praw, final=True)
+        if self._try_iteration(line_no, rank, text, raw, final=False):
+            return
         if F.MEMORY_NEEDLE in text:
             reps = _parse_memory(line_no, text)
             if reps:
@@ -309,8 +338,38 @@ class _Parser:
             ev = parse_event(line_no, text, rank)
             if ev is not None:
                 self._event(ev)
+        kind = classify(text)
+        if kind is not None:
+            self.log.evidence.add(line_no, kind, text, rank)
+        if text[:2] == "  " or "world size" in text or "in billions" in text:
+            kv = self.log.runinfo.feed(text)
+            if kv is not None:
+                self.log.evidence.config(kv[0], kv[1], line_no)
         self._markers(text)
+        st = self.log.structure
+        st.feed(line_no, rank, text)
+        self.n_other += 1
+        self.last_text, self.last_line_no = text, line_no
+        if self.n_other <= _STACK_VOTE_LINES:
+            st.vote_line(text)
         self._diagnose(line_no, rank, text, raw)
+
+    def _try_iteration(self, line_no: int, rank: int | None, text: str, raw: str, *, final: bool) -> bool:
+        """Parse ``text`` as an iteration line if it is one. A line that does not end with ``|`` may
+        have been wrapped by a terminal: unless ``final``, it is held until the next line says."""
+        i = text.find(F.ITERATION_NEEDLE)
+        if i < 0 or " |" not in text:
+            return False
+        while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
+            m = F.ITERATION_HEAD.match(text, i)
+            if m is not None:
+                if not final and text[-1:] != "|" and not text.rstrip().endswith("|") and len(text) < 65536:
+                    self.pending = (line_no, rank, text, raw)
+                    return True
+                self._iteration(line_no, rank, text, raw, i, m)
+                return True
+            i = text.find(F.ITERATION_NEEDLE, i + 1)
+        return False
 
     def _markers(self, text: str) -> None:
         if _CHECKPOINT_NEEDLE in text:
@@ -335,6 +394,8 @@ class _Parser:
         sig = self.diag.match(text)
         if sig is None:
             return
+        if self.n_other > _STACK_VOTE_LINES:
+            self.log.structure.vote_line(text)
         if sig.check is None:
             self.diag.report(sig, line_no, raw, rank)
         elif sig.check == "nan_after_capture":
@@ -342,6 +403,8 @@ class _Parser:
         elif sig.check == "after_training_done":
             if self.log.training_done:
                 self.diag.report(sig, line_no, raw, rank)
+            else:  # the same scheduler line before training finished: a hang or a slow run
+                self.diag.report(signature("job-time-limit"), line_no, raw, rank)
 
     def _nan(self, line_no: int, text: str, rank: int | None) -> None:
         sig_id = "nan-after-capture" if self.capture_seen_line is not None else "nan-or-inf"
@@ -391,6 +454,12 @@ class _Parser:
                 self.n_ts_plain += 1
         else:
             self.n_no_ts += 1
+        if "MODEL_TFLOP/s/GPU" in head:  # Bridge's Step Time line glued onto the iteration line
+            ms = F.BRIDGE_STEP_TIME.search(head)
+            if ms:
+                self.pending_step = (float(ms.group("s")), float(ms.group("tf")))
+                self.bridge_markers += 1
+                head = head[: ms.start()]
         if self.pending_step is not None:
             it.step_time_s, it.model_tflops_per_gpu = self.pending_step
             self.pending_step = None
@@ -414,6 +483,10 @@ class _Parser:
 
     # -- end ----------------------------------------------------------------------------------------
     def finish(self, lines: int, warnings: list[str]) -> ParsedLog:
+        if self.pending is not None:
+            pl, prank, ptext, praw = self.pending
+            self.pending = None
+            self._try_iteration(pl, prank, ptext, praw, final=True)
         log = self.log
         log.lines = lines
         log.iterations = sorted(self.iters.values(), key=lambda i: i.iteration)
@@ -427,8 +500,47 @@ class _Parser:
             )
         if self.n_progress > 50:
             log.warnings.append(f"{self.n_progress} graph-capture progress lines; kept the first 50")
+        log.structure.finish()
+        if self.last_text and "Destroy COMPLETE" in self.last_text and not log.training_done:
+            self.diag.report(signature("log-ends-in-teardown"), self.last_line_no, self.last_text)
+            log.failures = self.diag.failures
+        self._structural_evidence()
         self._detect_format()
+        log.stack = log.structure.stack(self._stack_votes())
         return log
+
+    def _stack_votes(self) -> dict[str, int]:
+        """Megatron's own line formats vote for its stack (Bridge when its markers are there)."""
+        log = self.log
+        own = len(log.iterations) + len(log.memory) + len(log.timers) + len(log.events) + self.megatron_markers
+        # A Megatron-only message (config asserts, TECudaGraphHelper, ...) is evidence of the stack too.
+        own += sum(2 for f in log.failures if _scope(f.id) == "megatron")
+        if self.bridge_markers or any(r.unit == "GB" for r in log.memory):
+            return {"megatron-bridge": 5 + own}
+        return {"megatron-lm": own} if own else {}
+
+    def _structural_evidence(self) -> None:
+        """Tracebacks through graph code and stack dumps in graph replay are capture evidence too."""
+        log = self.log
+        for exc in log.structure.exceptions:
+            phase = exc.phase
+            if phase is None:
+                continue
+            # failing inside capture / replay is direct evidence; elsewhere in graph code (manager
+            # set-up, config asserts) it shows graphs were in use
+            kind = {"capture": "capture-failed", "replay": "replayed"}.get(phase, "configured")
+            frames = exc.graph_frames or list(exc.frames)
+            log.evidence.add(exc.exc_line_no or exc.line_no, kind,
+                             f"{exc.headline()} [in {phase}: {frames[-1] if frames else '?'}]", exc.rank)
+        for d in log.structure.dumps:
+            if d.graph_frames:
+                log.evidence.add(d.line_no, "replayed", f"{d.kind} stack dump in graph code: {d.graph_frames[0]}",
+                                 d.rank)
+        for ev in log.events:
+            if ev.kind == "capture_end":
+                log.evidence.add(ev.line_no, "captured", ev.text, ev.rank)
+            elif ev.kind == "capture_start":
+                log.evidence.add(ev.line_no, "capture-started", ev.text, ev.rank)
 
     def _detect_format(self) -> None:
         log = self.log
@@ -453,9 +565,17 @@ class _Parser:
             else:
                 log.format = "megatron-lm-legacy"
                 log.format_reason = f"{self.n_no_ts} iteration lines without timestamps"
-        elif log.events or log.failures or log.memory or log.timers or self.megatron_markers or self.bridge_markers:
+        elif log.events or log.memory or log.timers or self.megatron_markers or self.bridge_markers:
             log.format = "mcore-events"
             log.format_reason = "no per-iteration lines; recognised MCore/Megatron lines (graph events, errors, memory or timers)"
+        elif log.structure.exceptions or log.structure.dumps:
+            n, d = len(log.structure.exceptions), len(log.structure.dumps)
+            log.format = "traceback"
+            log.format_reason = f"no per-iteration lines; {n} traceback(s)/exception line(s), {d} stack dump(s)"
+        elif log.failures or log.evidence.items or log.structure.stack_votes:
+            log.format = "framework-log"
+            log.format_reason = ("no per-iteration lines; recognised error, CUDA-graph or framework lines "
+                                 "(" + ", ".join(sorted(log.structure.stack_votes) or ["error lines"]) + ")")
 
 
 def parse_lines(lines: Iterable[str], source: str = "<lines>", warnings: list[str] | None = None) -> ParsedLog:
@@ -488,14 +608,16 @@ def parse_lines(lines: Iterable[str], source: str = "<lines>", warnings: list[st
 
 
 def parse_path(path: str | Path) -> ParsedLog:
-    """Parse a log file (plain or gzip). Raises InputError when unreadable or not a Megatron log."""
+    """Parse a log file (plain or gzip). Raises InputError when unreadable or when nothing in it is
+    recognisable (no training line, traceback, stack dump, error or framework line)."""
     lf = LogFile(path)
     parsed = parse_lines(lf.lines(), source=str(path), warnings=lf.warnings)
     if not parsed.recognized:
         seen = parsed.first_line or "(only blank lines)"
         raise InputError(
             str(path),
-            f"no Megatron training-log lines found in {parsed.lines} lines; first line seen: {seen!r}",
+            f"no Megatron training-log lines, tracebacks, stack dumps or framework lines found in "
+            f"{parsed.lines} lines; first line seen: {seen!r}",
             hint=f"supported formats: {F.SUPPORTED}",
         )
     return parsed

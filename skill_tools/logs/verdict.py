@@ -1,0 +1,191 @@
+"""The verdict on one log: stack, findings, capture status, hang / NaN status — one consistent story.
+
+Inputs are the parse's raw material (signature matches, tracebacks, stack dumps, capture
+evidence); the output is what a user reads:
+
+- **stack**: which software wrote the text. Outside Megatron (vLLM, SGLang, NeMo ASR, TE or
+  PyTorch alone) findings keep only their stack-neutral cause and fix, and say that the fix
+  catalogue is Megatron's.
+- **findings**: signature matches, refined by the frames of the traceback they sit in (the same
+  CUDA error raised in ``_broadcast_cu_seqlens`` or in the MoE dispatcher has a known, specific
+  fix); every exception no signature explains (``uncaught-exception``); tracebacks cut before
+  their exception line; stack dumps (a process was stuck).
+- **capture**: the strongest claim the graph-related lines support, ``unknown`` when none does.
+- **hang** and **nan**: ``yes`` / ``no`` / ``unknown``, never a guess presented as a fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_tools.logs.diagnose import Failure, load_catalog, make_failure, signature
+from skill_tools.logs.evidence import SUMMARY
+from skill_tools.logs.parse import ParsedLog
+from skill_tools.logs.structure import ExceptionRecord
+
+CATALOGUE_NOTE = (
+    "this is a {stack} log: the fix catalogue is Megatron's, so only the stack-neutral cause and fix are shown"
+)
+_COVER_AFTER = 8  # lines after an exception line that still belong to it ("Search for `cudaError...'")
+_HANG_IDS = frozenset({"nccl-watchdog-timeout", "teardown-hang", "job-time-limit", "hang-stack-dump",
+                       "serving-decode-stalled"})
+
+
+@dataclass
+class Verdict:
+    stack: dict[str, Any]
+    failures: list[Failure]
+    capture_status: str
+    capture_summary: str
+    hang: str = "unknown"
+    nan: str = "no"
+    notes: list[str] = field(default_factory=list)
+    exceptions: list[dict[str, Any]] = field(default_factory=list)
+    dumps: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack,
+            "capture_status": self.capture_status,
+            "capture_summary": self.capture_summary,
+            "hang": self.hang,
+            "nan": self.nan,
+            "finding_ids": [f.id for f in self.failures],
+            "notes": self.notes,
+            "exceptions": self.exceptions,
+            "stack_dumps": self.dumps,
+        }
+
+
+def _refinements() -> list[tuple[Any, tuple[str, ...], tuple[str, ...]]]:
+    """(signature, frame needles, parent ids) for catalog entries refined by traceback frames."""
+    out = []
+    for sig in load_catalog():
+        if sig.frames:
+            out.append((sig, sig.frames, sig.refines))
+    return out
+
+
+def _frame_hit(exc: ExceptionRecord, needles: tuple[str, ...]) -> str | None:
+    for f in exc.frames:
+        text = f"{f.file}:{f.line} in {f.func}"
+        if any(n in text for n in needles):
+            return text
+    return None
+
+
+def _covers(f: Failure, exc: ExceptionRecord) -> bool:
+    if f.line_no is None:
+        return False
+    end = (exc.exc_line_no or exc.end_line) + _COVER_AFTER
+    return exc.line_no - 2 <= f.line_no <= end and (not f.ranks or exc.rank is None or exc.rank in f.ranks)
+
+
+def build(log: ParsedLog) -> Verdict:
+    failures = [_copy(f) for f in log.failures]
+    excs = log.structure.exceptions
+    # 1. Frame refinements: the same error text, raised in a known place, has a specific cause.
+    for sig, needles, parents in _refinements():
+        for exc in excs:
+            hit = _frame_hit(exc, needles)
+            if hit is None:
+                continue
+            covered = [f for f in failures if f.id in parents and _covers(f, exc)]
+            msg_ok = any(n in exc.message for n in sig.message)
+            # "uncaught-exception" as a parent: an exception no finding explains, raised through graph code
+            bare = ("uncaught-exception" in parents and exc.complete and exc.phase is not None
+                    and not any(_covers(f, exc) for f in failures if f.severity == "error"))
+            if not (covered or msg_ok or bare):
+                continue
+            failures = [f for f in failures if f not in covered]
+            ev = f"{exc.headline()} [raised in {hit}]"
+            failures.append(make_failure(sig, exc.exc_line_no or exc.line_no, ev, exc.rank))
+            break
+    # 2. Exceptions that no finding explains.
+    errors = [f for f in failures if f.severity == "error"]
+    uncaught = [e for e in excs if e.complete and not any(_covers(f, e) for f in errors)]
+    cut = [e for e in excs if not e.complete and not any(_covers(f, e) for f in failures)]
+    if uncaught:
+        first = uncaught[0]
+        f = make_failure(signature("uncaught-exception"), first.exc_line_no or first.line_no, _exc_evidence(first),
+                         first.rank)
+        f.count = len(uncaught)
+        f.cause = _uncaught_cause(first) + " " + f.cause
+        failures.append(f)
+    if cut and not any(f.severity == "error" for f in failures):
+        first = cut[0]
+        f = make_failure(signature("incomplete-traceback"), first.line_no, _exc_evidence(first), first.rank)
+        f.count = len(cut)
+        failures.append(f)
+    # 3. Stack dumps: someone inspected a live (stuck) process.
+    if log.structure.dumps:
+        d = log.structure.dumps[0]
+        where = d.graph_frames[0] if d.graph_frames else (d.frames[0] if d.frames else "?")
+        graph = "inside CUDA-graph code" if d.graph_frames else "no CUDA-graph frame in the dump"
+        f = make_failure(signature("hang-stack-dump"), d.line_no,
+                         f"{d.kind} dump, {d.threads} thread(s); innermost frame seen: {where} ({graph})", d.rank)
+        f.count = len(log.structure.dumps)
+        failures.append(f)
+    failures.sort(key=lambda f: (f.line_no is None, f.line_no or 0))
+
+    stack = log.stack or {"name": "unknown", "description": "unknown", "megatron": False}
+    notes: list[str] = []
+    if not stack.get("megatron"):
+        neutral = [_neutral(f) for f in failures]
+        failures = [f for f in neutral if f is not None]
+        if failures:
+            notes.append(CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
+
+    status = log.evidence.status
+    summary = SUMMARY[status]
+    if status in ("unknown", "mentioned") and log.iterations:
+        summary = (f"unknown: no CUDA-graph capture message in {len(log.iterations)} iteration lines "
+                   "(an eager run, or graphs silently off)")
+    ids = {f.id for f in failures}
+    hang = "yes" if ids & _HANG_IDS else ("no" if log.training_done and "teardown-hang" not in ids else "unknown")
+    if any(f.id in ("nan-after-capture", "nan-or-inf") for f in failures):
+        nan = "yes, after a capture" if "nan-after-capture" in ids else "yes; whether graphs are involved is unknown"
+    else:
+        nan = "no" if log.iterations else "unknown"
+    return Verdict(
+        stack=stack,
+        failures=failures,
+        capture_status=status,
+        capture_summary=summary,
+        hang=hang,
+        nan=nan,
+        notes=notes,
+        exceptions=[e.to_dict() for e in excs[:20]],
+        dumps=[d.to_dict() for d in log.structure.dumps[:10]],
+    )
+
+
+def _copy(f: Failure) -> Failure:
+    return Failure(**{k: (list(v) if isinstance(v, list) else v) for k, v in f.__dict__.items()})
+
+
+def _exc_evidence(e: ExceptionRecord) -> str:
+    inner = e.frames[-1] if e.frames else None
+    where = f" [innermost frame {inner}]" if inner else ""
+    return f"{e.headline()}{where}"
+
+
+def _uncaught_cause(e: ExceptionRecord) -> str:
+    phase = e.phase
+    where = f" inside CUDA-graph code ({phase})" if phase else ""
+    return f"`{e.type}` was raised{where} and no catalogue signature explains it."
+
+
+def _neutral(f: Failure) -> Failure | None:
+    """The stack-neutral form of a finding for a non-Megatron log (None: Megatron-only finding)."""
+    sig = next((s for s in load_catalog() if s.id == f.id), None)
+    if sig is None:
+        return f
+    if sig.scope == "megatron" and not sig.generic_cause:
+        return None
+    if sig.generic_cause:
+        f.cause = sig.generic_cause
+        f.fix = sig.generic_fix or f.fix
+    f.rule = None
+    return f
