@@ -197,3 +197,39 @@ def test_real_h200_harness_logs_reproduce_the_benchmark_verdict():
     # The log prints each step to 0.1 ms, so its ratio is close to, not equal to, the JSON's.
     assert result.speedup == pytest.approx(measured, rel=0.03)
     assert result.loss["keys"]["lm loss"]["max_abs_delta"] == 0.0
+
+
+def _args(**kw) -> list[str]:
+    """Megatron-LM's argument dump: '  {} {} {}'.format(arg, dots, value) (arguments.py _print_args)."""
+    return ["------------------------ arguments ------------------------"] + [
+        f"  {k} {'.' * (48 - len(k))} {v}" for k, v in kw.items()]
+
+
+def test_comparison_warns_when_runs_are_not_the_same_experiment():
+    eager = parse_lines(_args(num_layers=4, hidden_size=512, seq_length=1024, world_size=8)
+                        + [_line(i, 40.0) for i in range(1, 12)])
+    glines = _args(num_layers=8, hidden_size=512, seq_length=2048, world_size=8) + [
+        "INFO:megatron.core.full_cuda_graph:Capture CUDA graph for training!!!",
+        "INFO:megatron.core.full_cuda_graph:CUDA graph capture done for training!!!"]
+    glines += [_line(i, 20.0).replace("global batch size:     8", "global batch size:    16") for i in range(1, 12)]
+    cmp = compare(eager, parse_lines(glines))
+    text = "; ".join(cmp.warnings)
+    assert "num_layers 4 vs 8" in text and "sequence length: 1024 vs 2048" in text
+    assert "global batch size: 8 vs 16" in text and "world size" not in text
+    assert "runs-not-comparable" in [f.id for f in cmp.failures]
+    assert "not the same experiment" in cmp.reason
+
+
+def test_same_shape_runs_do_not_warn():
+    e = _run([40.0] * 12)
+    g = _run([20.0] * 12, capture_before=4)
+    cmp = compare(e, g)
+    assert cmp.warnings == [] and cmp.verdict == "faster"
+
+
+def test_zero_ms_steps_never_raise():
+    e = _run([0.0] * 12)
+    g = _run([0.0] * 12, capture_before=4)
+    cmp = compare(e, g)
+    assert cmp.speedup is None and "0 ms" in cmp.reason
+    assert steady_state(g).median_ms == 0.0

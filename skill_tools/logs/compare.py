@@ -16,6 +16,7 @@ from typing import Any
 
 from skill_tools.logs.diagnose import Failure, make_failure, signature
 from skill_tools.logs.parse import ParsedLog
+from skill_tools.logs.runinfo import MODEL_KEYS
 from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary, steady_state
 from skill_tools.stats import ratio_ci
 
@@ -36,6 +37,8 @@ class Comparison:
     memory: dict[str, Any] = field(default_factory=dict)
     swapped: bool = False
     failures: list[Failure] = field(default_factory=list)
+    #: How the two runs differ in what makes a timing comparison meaningful (model, batch, ...).
+    warnings: list[str] = field(default_factory=list)
     #: The steady states compared (after any swap), so callers summarising the logs reuse them.
     eager_steady: SteadyState | None = field(default=None, repr=False)
     graph_steady: SteadyState | None = field(default=None, repr=False)
@@ -52,6 +55,7 @@ class Comparison:
             "loss": self.loss,
             "memory": self.memory,
             "swapped_inputs": self.swapped,
+            "warnings": self.warnings,
             "failures": [f.to_dict() for f in self.failures],
         }
 
@@ -105,6 +109,44 @@ def _memory_delta(eager: ParsedLog, graph: ParsedLog) -> dict[str, Any]:
     return out
 
 
+def run_shape(log: ParsedLog) -> dict[str, Any]:
+    """What the run was, as far as the log says: model dimensions, global batch, sequence length,
+    world size (None where the log does not say)."""
+    args = log.runinfo.args
+    gbs: Any = args.get("global_batch_size")
+    if gbs is None:
+        for it in log.iterations[:50]:
+            v = it.global_batch_size
+            if v is not None:
+                gbs = int(v) if float(v).is_integer() else v
+                break
+    model = {k: args[k] for k in MODEL_KEYS if k in args}
+    if log.runinfo.params_billion is not None:
+        model["params_billion"] = log.runinfo.params_billion
+    return {
+        "model": model or None,
+        "global_batch_size": None if gbs is None else str(gbs),
+        "seq_length": args.get("seq_length"),
+        "world_size": None if log.runinfo.to_dict().get("world_size") is None else str(log.runinfo.to_dict()["world_size"]),
+    }
+
+
+def shape_warnings(a: ParsedLog, b: ParsedLog) -> list[str]:
+    """One line per quantity that both logs state and that differs between them."""
+    sa, sb = run_shape(a), run_shape(b)
+    out = []
+    ma, mb = sa["model"] or {}, sb["model"] or {}
+    diff = {k: (ma[k], mb[k]) for k in ma.keys() & mb.keys() if str(ma[k]) != str(mb[k])}
+    if diff:
+        out.append("different models: " + ", ".join(f"{k} {x} vs {y}" for k, (x, y) in sorted(diff.items())))
+    for key, name in (("global_batch_size", "global batch size"), ("seq_length", "sequence length"),
+                      ("world_size", "world size")):
+        x, y = sa[key], sb[key]
+        if x is not None and y is not None and x != y:
+            out.append(f"different {name}: {x} vs {y}")
+    return out
+
+
 def _errors(log: ParsedLog) -> list[Failure]:
     return [f for f in log.failures if f.severity == "error"]
 
@@ -136,7 +178,8 @@ def compare(
         eager_steady=se,
         graph_steady=sg,
     )
-    if se.n and sg.n:
+    cmp.warnings = shape_warnings(eager, graph)
+    if se.n and sg.n and se.median_ms and sg.median_ms:  # a 0 ms median has no ratio
         point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
         cmp.speedup, cmp.speedup_ci95 = point, (lo, hi)
     speed = (
@@ -152,6 +195,8 @@ def compare(
         cmp.reason = f"the {name} run failed ({f.id} at line {f.line_no}); timings are not comparable"
     elif not detect_capture(graph).detected:
         cmp.reason = "neither log shows a CUDA-graph capture message, so this is not an eager-vs-graph pair"
+    elif cmp.speedup is None and se.n >= MIN_SAMPLES and sg.n >= MIN_SAMPLES:
+        cmp.reason = "a median step time of 0 ms: the logged times are too coarse to compare"
     elif se.n < MIN_SAMPLES or sg.n < MIN_SAMPLES:
         cmp.reason = (
             f"too few steady-state iterations (eager {se.n}, graph {sg.n}; need {MIN_SAMPLES} each): "
@@ -172,6 +217,11 @@ def compare(
         if cmp.verdict in ("neutral", "slower"):
             cmp.failures.append(make_failure(signature("no-speedup"), None, speed))
             cmp.failures[-1].log = graph.source
+    if cmp.warnings:
+        cmp.reason += "; the runs are not the same experiment (" + "; ".join(cmp.warnings) + ")"
+        f = make_failure(signature("runs-not-comparable"), None, "; ".join(cmp.warnings))
+        f.log = graph.source
+        cmp.failures.append(f)
     if cmp.loss.get("within_tolerance") is False:
         cmp.reason += f"; loss differs by more than {loss_rtol:.0%} on overlapping iterations"
     return cmp
