@@ -213,26 +213,24 @@ def check_evals(root: Path, skill_name: str | None) -> list[LintFinding]:
         out.append(LintFinding("skill_tools/schemas/evals.schema.json", "missing: cannot check evals.json"))
     else:
         out += _schema_findings(data, schema, rel, node)
-    tasks = data.get("tasks", data) if isinstance(data, dict) else data
-    prefix: list[Any] = ["tasks"] if isinstance(data, dict) else []
-    if isinstance(tasks, list):
-        seen: dict[str, int] = {}
-        for i, task in enumerate(tasks):
-            if not isinstance(task, dict):
-                continue
-            tid = task.get("id")
-            if isinstance(tid, (str, int)):
-                if str(tid) in seen:
-                    out.append(LintFinding(rel, f"duplicate id {tid!r} (first at index {seen[str(tid)]}); "
-                                                "ids must be unique", line=_node_line(node, prefix + [i, "id"]),
-                                           path=_json_path(prefix + [i, "id"])))
-                else:
-                    seen[str(tid)] = i
-            exp = task.get("expected_skill")
-            if skill_name and task.get("should_trigger") is True and exp not in (None, skill_name):
-                out.append(LintFinding(rel, f"expected_skill {exp!r} does not match the skill name {skill_name!r}",
-                                       line=_node_line(node, prefix + [i, "expected_skill"]),
-                                       path=_json_path(prefix + [i, "expected_skill"])))
+    from skill_tools.evaluation.tasks import task_items  # the one reader of every NVSkills layout
+
+    seen: dict[str, int] = {}
+    for where, task in task_items(data)[0]:
+        i = where[-1]
+        tid = task.get("id")
+        if isinstance(tid, str):
+            if tid in seen:
+                out.append(LintFinding(rel, f"duplicate id {tid!r} (first at index {seen[tid]}); "
+                                            "ids must be unique", line=_node_line(node, where + ["id"]),
+                                       path=_json_path(where + ["id"])))
+            else:
+                seen[tid] = i
+        exp = task.get("expected_skill")
+        if skill_name and task.get("should_trigger") is True and exp not in (None, skill_name):
+            out.append(LintFinding(rel, f"expected_skill {exp!r} does not match the skill name {skill_name!r}",
+                                   line=_node_line(node, where + ["expected_skill"]),
+                                   path=_json_path(where + ["expected_skill"])))
     return out
 
 

@@ -86,3 +86,34 @@ def test_cli_run_collects_then_scores(agent, tmp_path, capsys):
     assert rc in (0, 1)
     assert len(out.read_text().splitlines()) == 2
     assert "gate:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("template", [
+    "sh -c 'my-agent {question}'", "bash -lc \"agent -p '{question}'\"", "env FOO=1 zsh -c 'a {question}'",
+    "timeout 30 bash -c 'a {question}'", "/bin/dash -c 'x {question}'", "python3 -c 'print(1)' {question}",
+    "eval agent {question}",
+])
+def test_shell_templates_are_refused_without_allow_shell(template):
+    with pytest.raises(InputError) as exc:
+        parse_template(template)
+    assert "--allow-shell" in exc.value.hint
+
+
+def test_allow_shell_accepts_with_a_warning():
+    warned = []
+    tokens = parse_template("sh -c 'echo {question}'", allow_shell=True, warn=warned.append)
+    assert tokens[0] == "sh" and warned and "sh" in warned[0]
+
+
+@pytest.mark.parametrize("template", ["bash ./ask.sh {question}", "python3 agent.py -p {question}", "env A=1 true {question}"])
+def test_direct_programs_are_not_shell_templates(template):
+    from skill_tools.evaluation.agent_run import shell_program
+    import shlex
+    assert shell_program(shlex.split(template)) is None
+
+
+def test_cli_run_refuses_a_shell_template(tmp_path, capsys):
+    rc = main(["evals", "run", "--agent-cmd", "sh -c 'echo {question}'", "--without-skill",
+               "--ids", "neg-nccl-bandwidth", "--out", str(tmp_path / "a.jsonl"), "--evals", str(EVALS)])
+    assert rc == 2 and not (tmp_path / "a.jsonl").exists()
+    assert "--allow-shell" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import sys
 from pathlib import Path
 
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                      "never shell-interpolated), write the answers file, then score it.")
     run.add_argument("--agent-cmd", required=True,
                      help="command template, e.g. 'my-agent -p {question}'; placeholders {question} {id} {condition} {skill_dir}")
+    run.add_argument("--allow-shell", action="store_true",
+                     help="accept a template that runs through a shell or interpreter (sh -c, bash -c, python -c); "
+                          "refused by default because task text would reach it")
     run.add_argument("--with-skill", metavar="DIR", help="run the with_skill condition with this skill folder")
     run.add_argument("--without-skill", action="store_true", help="run the without_skill condition")
     run.add_argument("--ids", help="comma-separated task ids (default: all)")
@@ -105,7 +109,8 @@ def _collect(args: argparse.Namespace, taskset) -> Path:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else Path("out") / f"evals-answers-{stamp}.jsonl"
     collect(tasks, args.agent_cmd, conditions=conditions, out_path=out, timeout_s=args.timeout,
-            retries=max(0, args.retries), agent=args.agent_name)
+            retries=max(0, args.retries), agent=args.agent_name, allow_shell=args.allow_shell,
+            warn=lambda msg: print(msg, file=sys.stderr))
     return out
 
 

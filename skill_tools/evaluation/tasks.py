@@ -1,6 +1,15 @@
 """Read the task set and the answers file; both are checked before anything is scored.
 
-The task set is trusted project data (schema-checked). The answers file is untrusted: each
+The task set may come in any layout the NVSkills catalog uses (:func:`task_items` is the one
+reader every caller shares: the scorer, ``skill-tools lint``, the card and exports):
+
+- a top-level list of tasks (``id``, ``question``, ``expected_skill``, ``ground_truth``,
+  ``expected_behavior``; this project's own ``evals/evals.json``);
+- ``{"skill_name", "evals": [{"id", "prompt", "expected_output", "assertions"}]}``;
+- ``{"tasks": [...]}`` (this project's older layout).
+
+A missing ``should_trigger`` is derived from ``expected_skill``: null means the skill must not
+trigger (a negative task). The task set is schema-checked. The answers file is untrusted: each
 line is size-limited, ids must be plain names, and an ``answer_file`` reference may only
 point at a file beside the answers file (no absolute paths, no ``..``, no links out).
 """
@@ -33,7 +42,7 @@ class Task:
 
     @property
     def should_trigger(self) -> bool:
-        return bool(self.data.get("should_trigger", True))
+        return bool(self.data["should_trigger"]) if "should_trigger" in self.data else True
 
     @property
     def behaviors(self) -> list[str]:
@@ -65,43 +74,134 @@ class AnswerRecord:
         return any(f.kind == "security" for f in self.findings)
 
 
+LAYOUTS = ("list", "skill_evals", "tasks_object")
+
+
+def layout_of(data: Any) -> str | None:
+    """``list`` | ``skill_evals`` | ``tasks_object``, or None for a shape no NVSkills dataset has."""
+    if isinstance(data, list):
+        return "list"
+    if isinstance(data, dict) and isinstance(data.get("evals"), list):
+        return "skill_evals"
+    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
+        return "tasks_object"
+    return None
+
+
+def task_items(data: Any) -> tuple[list[tuple[list[Any], dict[str, Any]]], dict[str, Any]]:
+    """Every task of any layout as ``(json_path, task)`` in the NVSkills list form, plus metadata.
+
+    ``json_path`` locates the task in the original document (for error positions). Tasks are
+    normalised copies: ``prompt``/``expected_output``/``assertions`` become ``question``/
+    ``ground_truth``/``expected_behavior``, ids become strings, and ``should_trigger`` is
+    filled in from ``expected_skill`` where it is missing.
+    """
+    layout = layout_of(data)
+    if layout == "list":
+        raw, prefix, meta = data, [], {}
+    elif layout == "skill_evals":
+        raw, prefix = data["evals"], ["evals"]
+        meta = {k: v for k, v in data.items() if k != "evals"}
+    elif layout == "tasks_object":
+        raw, prefix = data["tasks"], ["tasks"]
+        meta = {k: v for k, v in data.items() if k != "tasks"}
+    else:
+        return [], {}
+    skill = meta.get("skill_name") or meta.get("skill")
+    out = []
+    for i, item in enumerate(raw):
+        if isinstance(item, dict):
+            out.append((prefix + [i], normalise_task(item, skill if layout == "skill_evals" else None)))
+    return out, meta
+
+
+def normalise_task(item: dict[str, Any], skill_name: str | None = None) -> dict[str, Any]:
+    """One task in the NVSkills list form (a copy; the input is not changed)."""
+    task = dict(item)
+    if "question" not in task and "prompt" in task:
+        task["question"] = task.pop("prompt")
+    if "ground_truth" not in task and "expected_output" in task:
+        task["ground_truth"] = task.pop("expected_output")
+    if "expected_behavior" not in task and "assertions" in task:
+        task["expected_behavior"] = [a.get("text", "") if isinstance(a, dict) else str(a)
+                                     for a in task.pop("assertions") or []]
+    if "id" in task and not isinstance(task["id"], str):
+        task["id"] = str(task["id"])
+    if skill_name and "expected_skill" not in task:
+        task["expected_skill"] = skill_name  # {skill_name, evals}: an eval without the key is the skill's own
+    if "should_trigger" not in task:
+        task["should_trigger"] = task.get("expected_skill", True) is not None
+    task.setdefault("expected_behavior", [])
+    task.setdefault("ground_truth", "")
+    return task
+
+
+_SHAPES = ("a JSON list of tasks {id, question, expected_skill, ground_truth, expected_behavior}, "
+           "or {skill_name, evals: [{id, prompt, expected_output, assertions}]}")
+
+
 def load_tasks(path: str | Path, *, validate_schema: bool = True) -> TaskSet:
     p = Path(path)
     if not p.is_file():
         raise InputError(str(path), "eval task set not found", hint="pass --evals PATH (default evals/evals.json)")
+    text = p.read_text(encoding="utf-8", errors="replace")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"JSON syntax error: {exc.msg}", line=exc.lineno,
-                         hint="fix the JSON; `skill-tools lint` shows the same error") from None
+        raise InputError(str(path), f"JSON syntax error: {exc.msg} (column {exc.colno})", line=exc.lineno,
+                         hint="fix the JSON at that line and column") from None
+    if layout_of(data) is None:
+        raise InputError(str(path), f"not an eval task set: top level is {type(data).__name__}"
+                         + (f" with keys {', '.join(sorted(map(str, data))[:6])}" if isinstance(data, dict) else ""),
+                         hint=f"expected {_SHAPES}")
     if validate_schema:
         _validate(data, str(path))
-    raw = data.get("tasks", []) if isinstance(data, dict) else data
-    meta = {k: v for k, v in data.items() if k != "tasks"} if isinstance(data, dict) else {}
+    items, meta = task_items(data)
     tasks: dict[str, Task] = {}
-    for i, item in enumerate(raw):
-        if not isinstance(item, dict) or "id" not in item:
-            raise InputError(str(path), f"task {i} has no id", hint="every task needs an 'id'")
+    for where, item in items:
+        if not item.get("id"):
+            raise InputError(str(path), f"task at {_json_path(where)} has no id", hint="every task needs an 'id'")
         tid = str(item["id"])
         if tid in tasks:
-            raise InputError(str(path), f"duplicate task id {tid!r}", hint="ids must be unique")
+            raise InputError(str(path), f"duplicate task id {tid!r} at {_json_path(where)}",
+                             hint="ids must be unique within the file")
         tasks[tid] = Task(item)
+    if not tasks:
+        raise InputError(str(path), "the task set has no tasks", hint=f"expected {_SHAPES}")
     return TaskSet(tasks, meta, str(path))
 
 
-def _validate(data: Any, source: str) -> None:
+def _json_path(parts: list[Any]) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
+
+
+def schema_errors(data: Any) -> list[Any]:
+    """jsonschema errors of ``data`` against evals.schema.json (every layout), outermost first."""
     try:
         import jsonschema
     except ImportError:  # pragma: no cover - jsonschema is a dependency
-        return
+        return []
     schema = json.loads(resources.files("skill_tools.schemas").joinpath("evals.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    return sorted(validator.iter_errors(data), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
+
+
+def _validate(data: Any, source: str) -> None:
+    errors = schema_errors(data)
     if errors:
-        err = min(errors, key=lambda e: len(list(e.absolute_path)))
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-        raise InputError(source, f"does not match evals.schema.json at {where}: {err.message[:200]}",
-                         hint="run `skill-tools lint` for all schema errors")
+        err = errors[0]
+        parts = list(err.absolute_path)
+        task_id = None
+        if parts and isinstance(parts[0], int) and isinstance(data, list):
+            task_id = data[parts[0]].get("id") if isinstance(data[parts[0]], dict) else None
+        elif len(parts) > 1 and isinstance(data, dict) and isinstance(parts[1], int):
+            item = data[parts[0]][parts[1]]
+            task_id = item.get("id") if isinstance(item, dict) else None
+        what = f" (task {task_id!r})" if task_id is not None else ""
+        more = f"; {len(errors) - 1} more problem(s)" if len(errors) > 1 else ""
+        raise InputError(source, f"{_json_path(parts)}{what}: {err.message[:200]}{more}",
+                         hint=f"an eval task set is {_SHAPES}; the fields are described in "
+                              "skill_tools/schemas/evals.schema.json of the skill-tools package")
 
 
 def load_answers(path: str | Path) -> list[AnswerRecord]:
