@@ -248,3 +248,75 @@ def test_committed_results_follow_the_schema(name):
     # Measured with the same-shape eager control: every graphed token equals eager at equal shapes.
     assert doc["all_graphed_tokens_match_same_shape_eager"] is True
     assert any(v["name"].startswith(R.SAME_SHAPE_EAGER) for v in doc["variants"])
+
+
+# ------------------------------------------------------------------------------ parity definitions
+# The worker outputs below are fake inputs (made here) fed to the real aggregation code.
+
+
+def _with_logprobs(raw: dict, lp: float = -0.5) -> dict:
+    for b in raw["batches"]:
+        b["logprobs"] = [[lp] * len(t) for t in b["tokens"]]
+    return raw
+
+
+def test_batch_invariant_runs_compare_with_batch_invariant_eager_at_natural_shapes():
+    flipped = {1: [[5, 6, 7, 8]], 4: [[5, 6, 7, 8], [1, 2, 3, 4], [9, 9, 0, 9], [0, 1, 0, 1]]}
+    raw = {"none": _raw("none", 10.0, TOKENS), "block": _raw("block", 2.0, flipped, graphs=4),
+           "none-batch-invariant": _raw("none", 30.0, flipped), "block-batch-invariant": _raw("block", 9.0, flipped, 4)}
+    result = R.assemble(raw, [], "2026-12-02")
+    bi = next(v for v in result["variants"] if v["name"] == "block-batch-invariant-b4")
+    assert bi["batch_invariant"] and bi["inference_scope"] == "block" and bi["tokens_match_eager"] is True
+    assert bi["speedup_vs_eager"]["point"] > 3  # against batch-invariant eager (30 ms), not plain eager
+    assert result["all_graphed_tokens_match_batch_invariant_eager"] is True
+    assert result["all_graphed_tokens_match_eager"] is False  # plain block differs from plain eager
+    assert set(result["speedup_falloff"]) == {"block"}  # batch-invariant speed is not reported as fall-off
+    assert "block [batch-invariant]" in R.render_markdown(result)
+
+
+def test_first_mismatch_carries_the_logprob_deltas():
+    eager = _with_logprobs(_raw("none", 10.0, TOKENS))
+    graphed = _with_logprobs(_raw("block", 2.0, {1: [[5, 6, 9, 8]], 4: TOKENS[4]}, graphs=4), lp=-0.5)
+    graphed["batches"][0]["logprobs"] = [[-0.5, -0.52, -0.7, -0.5]]
+    v = next(v for v in R.assemble({"none": eager, "block": graphed}, [], "d")["variants"] if v["name"] == "block-b1")
+    mm = v["first_mismatch"]
+    assert (mm["request"], mm["position"], mm["eager"], mm["graphed"]) == (0, 2, 7, 9)
+    assert mm["eager_logprob"] == -0.5 and mm["graphed_logprob"] == -0.7
+    assert mm["max_abs_logprob_delta_before"] == pytest.approx(0.02)
+    assert v["max_abs_logprob_delta"] == pytest.approx(0.2)
+
+
+def test_batch_invariant_scopes_add_runs_and_worker_flags():
+    era = era_for("0.19.2")
+    assert R.batch_invariant_runs("block", era) == ["none-batch-invariant", "block-batch-invariant"]
+    assert R.batch_invariant_runs("", era) == []
+    argv = R.worker_args("none-graph-shapes-batch-invariant", [1], 4, 1, 0, "tiny-hybrid", Path("x.json"))
+    assert argv[argv.index("--scope") + 1] == "none" and "--eager-graph-shapes" in argv and "--batch-invariant" in argv
+
+
+def test_unavailable_workload_writes_a_results_file_that_says_why(tmp_path, monkeypatch, capsys):
+    """A Mamba hybrid this machine cannot build: refused with the reasons before any worker starts."""
+    from skill_tools.harness import inference_workloads as IW
+
+    if not IW.unavailable(IW.WORKLOADS["tiny-hybrid"]):
+        pytest.skip("this machine can build the Mamba hybrid")
+    pytest.importorskip("torch")
+    from skill_tools.harness import inference_worker as W
+
+    calls = []
+
+    def fake_isolated_run(scope, argv, log_path, timeout_s):  # the real worker, without a subprocess
+        calls.append(scope)
+        rc = W.main(argv)
+        return {"scope": scope, "ok": rc == 0, "returncode": rc, "timed_out": False, "error_class": None,
+                "evidence": None, "log_path": str(log_path), "tail": None}
+
+    monkeypatch.setattr(R, "require_gpu", lambda: None)
+    monkeypatch.setattr(R, "run_variant", fake_isolated_run)
+    (tmp_path / "logs").mkdir()
+    rc = R.run_inference_bench(_args(workload="tiny-hybrid", out=str(tmp_path), inference_scope="none,layer,block",
+                                     json=False, date="2026-12-02"))
+    assert rc == R.EXIT_FINDINGS and calls == []  # refused before any GPU process
+    doc = json.loads((tmp_path / "2026-12-02-inference-tiny-hybrid-unmeasured.json").read_text())
+    assert doc["status"] == "unavailable" and any("mamba" in r for r in doc["unavailable"])
+    assert "not measured" in capsys.readouterr().out

@@ -20,17 +20,19 @@ from typing import Any, Sequence
 from skill_tools.config.era import INFERENCE_SCOPES, TE_DISTRIBUTIONS, Era, installed_version, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
+from skill_tools.harness import inference_parity as P
+from skill_tools.harness import inference_workloads as IW
 from skill_tools.harness.results import driver_version
 from skill_tools.stats import ratio_ci, summarize
 
 SCHEMA_VERSION = 1
 WORKER = "skill_tools.harness.inference_worker"
-WORKLOADS = ("tiny-gpt", "tiny-moe")
+WORKLOADS = tuple(IW.WORKLOADS)
 #: ``bench --workload`` names (shared with training mode) -> inference workloads.
-WORKLOAD_ALIASES = {"dense": "tiny-gpt", "moe": "tiny-moe"}
+WORKLOAD_ALIASES = IW.ALIASES
 #: The eager control run at the graphs' padded decode shapes (worker ``--eager-graph-shapes``):
 #: graphed tokens are compared with it to separate replay from shape-dependent bf16 rounding.
-SAME_SHAPE_EAGER = "none-graph-shapes"
+SAME_SHAPE_EAGER = P.SAME_SHAPE_EAGER
 #: MCore's capture summary (megatron/core/inference/engines/dynamic_engine.py, core_v0.19.0).
 BUILT_RE = re.compile(r"> built cuda graph\(s\) in ([0-9.]+) sec")
 
@@ -121,11 +123,11 @@ def require_gpu() -> None:
 
 def worker_args(scope: str, batch_sizes: list[int], decode_tokens: int, trials: int, warmup: int,
                 workload: str, out_json: Path) -> list[str]:
-    """Worker command line of one variant; ``scope`` may be :data:`SAME_SHAPE_EAGER`."""
-    same_shape = scope == SAME_SHAPE_EAGER
-    return ["--scope", "none" if same_shape else scope, "--batch-sizes", ",".join(map(str, batch_sizes)),
+    """Worker command line of one run key (a scope, :data:`SAME_SHAPE_EAGER`, or either with the
+    batch-invariant suffix of :mod:`inference_parity`)."""
+    return ["--scope", P.run_scope(scope), "--batch-sizes", ",".join(map(str, batch_sizes)),
             "--decode-tokens", str(decode_tokens), "--trials", str(trials), "--warmup", str(warmup),
-            "--workload", workload, "--out", str(out_json)] + (["--eager-graph-shapes"] if same_shape else [])
+            "--workload", workload, "--out", str(out_json)] + P.worker_flags(scope)
 
 
 def run_variant(scope: str, argv: list[str], log_path: Path, timeout_s: float) -> dict[str, Any]:
@@ -173,30 +175,24 @@ def prefill_ms(batch: dict[str, Any]) -> list[float]:
     return [float(s["ms"]) for steps in batch["trials"] for s in steps if not s.get("decode")]
 
 
-def first_mismatch(eager: list[list[int]], other: list[list[int]]) -> dict[str, Any] | None:
-    """First (request, position) where two greedy generations differ; None when identical."""
-    if len(eager) != len(other):
-        return {"request": None, "position": None, "reason": f"{len(other)} outputs vs {len(eager)} eager"}
-    for r, (a, b) in enumerate(zip(eager, other)):
-        for i in range(max(len(a), len(b))):
-            x = a[i] if i < len(a) else None
-            y = b[i] if i < len(b) else None
-            if x != y:
-                return {"request": r, "position": i, "eager": x, "graphed": y}
-    return None
+first_mismatch = P.first_mismatch
 
 
 def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per (variant, batch size), with speedups and parity against eager.
 
-    ``raw`` is keyed by scope, plus :data:`SAME_SHAPE_EAGER` for the eager control at the graph
-    buckets' shapes; graphed tokens are compared with both eager runs.
+    ``raw`` is keyed by run key: scopes, :data:`SAME_SHAPE_EAGER` for the eager control at the
+    graph buckets' shapes, and batch-invariant runs (``<key>-batch-invariant``), which are compared
+    with the batch-invariant eager run at natural shapes (:func:`inference_parity.baseline_key`).
     """
-    eager = {b["batch_size"]: b for b in raw.get("none", {}).get("batches", [])}
-    same_shape = {b["batch_size"]: b for b in raw.get(SAME_SHAPE_EAGER, {}).get("batches", [])}
+    def by_batch(key: str) -> dict[int, dict[str, Any]]:
+        return {b["batch_size"]: b for b in raw.get(key, {}).get("batches", [])}
+
+    same_shape = by_batch(SAME_SHAPE_EAGER)
     variants = []
     for key, data in raw.items():
-        scope = "none" if key == SAME_SHAPE_EAGER else key
+        scope = P.run_scope(key)
+        eager = by_batch(P.baseline_key(key))
         cap = data.get("capture", {})
         for b in data.get("batches", []):
             bs = b["batch_size"]
@@ -208,6 +204,7 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             entry: dict[str, Any] = {
                 "name": f"{key}-b{bs}",
                 "inference_scope": scope,
+                "batch_invariant": P.is_batch_invariant(key),
                 "decode_padding": data.get("workload", {}).get("decode_padding")
                 or ("token rounder" if scope == "none" else "graph buckets"),
                 "batch_size": bs,
@@ -235,18 +232,15 @@ def build_variants(raw: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                 if fwd and bfwd:
                     p, lo, hi = ratio_ci(bfwd, fwd)
                     entry["forward_speedup_vs_eager"] = {"point": p, "ci95_low": lo, "ci95_high": hi}
-                mm = first_mismatch(base["tokens"], b["tokens"])
-                entry["tokens_match_eager"] = mm is None
-                entry["first_mismatch"] = mm
+                entry["tokens_match_eager"], entry["first_mismatch"], entry["max_abs_logprob_delta"] = \
+                    P.compare(base, b)
             else:
                 entry["speedup_vs_eager"] = None
                 entry["tokens_match_eager"] = None
                 entry["first_mismatch"] = None
             control = same_shape.get(bs)
-            if control is not None and key not in ("none", SAME_SHAPE_EAGER):
-                mm = first_mismatch(control["tokens"], b["tokens"])
-                entry["tokens_match_same_shape_eager"] = mm is None
-                entry["first_mismatch_same_shape"] = mm
+            if control is not None and scope != "none" and not P.is_batch_invariant(key):
+                entry["tokens_match_same_shape_eager"], entry["first_mismatch_same_shape"], _ = P.compare(control, b)
             variants.append(entry)
     return variants
 
@@ -258,13 +252,22 @@ def is_same_shape_control(v: dict[str, Any]) -> bool:
 
 def variant_label(v: dict[str, Any]) -> str:
     """The scope column of a table row: eager at graph shapes is told apart from eager."""
-    return "none (graph shapes)" if is_same_shape_control(v) else v["inference_scope"]
+    label = "none (graph shapes)" if is_same_shape_control(v) else v["inference_scope"]
+    return label + (" [batch-invariant]" if v.get("batch_invariant") else "")
 
 
 def same_shape_parity(variants: list[dict[str, Any]]) -> bool | None:
     """Whether every graphed variant's tokens equal eager run at the same padded shapes; None
     when the control was not run."""
     checked = [v["tokens_match_same_shape_eager"] for v in variants if "tokens_match_same_shape_eager" in v]
+    return all(checked) if checked else None
+
+
+def batch_invariant_parity(variants: list[dict[str, Any]]) -> bool | None:
+    """Whether every graphed run under ``batch_invariant_mode`` produced eager's tokens at natural
+    shapes (eager also batch-invariant); None when no such pair was run."""
+    checked = [v["tokens_match_eager"] for v in variants if v.get("batch_invariant")
+               and v["inference_scope"] != "none" and v.get("tokens_match_eager") is not None]
     return all(checked) if checked else None
 
 
@@ -300,7 +303,7 @@ def falloff(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for v in sorted(variants, key=lambda v: v["batch_size"]):
         scope, sp = v["inference_scope"], v.get("speedup_vs_eager")
-        if scope == "none" or not sp:
+        if scope == "none" or not sp or v.get("batch_invariant"):
             continue
         entry = out.setdefault(scope, {"first_batch": v["batch_size"], "first_speedup": sp["point"],
                                        "peak_speedup": sp["point"], "below_half_at": None, "below_2x_at": None})
@@ -315,7 +318,8 @@ def falloff(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def rebuild(log_dir: Path, workload: str, env: dict[str, Any], date: str) -> dict[str, Any]:
     """Re-assemble a results document from the workers' raw JSON files and logs (no GPU)."""
     raw: dict[str, dict[str, Any]] = {}
-    for scope in (*INFERENCE_SCOPES, SAME_SHAPE_EAGER):
+    keys = (*INFERENCE_SCOPES, SAME_SHAPE_EAGER)
+    for scope in keys + tuple(k + P.BATCH_INVARIANT for k in keys):
         path = Path(log_dir) / f"inference-{workload}-{scope}.json"
         if path.exists():
             raw[scope] = json.loads(path.read_text())
@@ -374,10 +378,9 @@ def render_markdown(result: dict[str, Any]) -> str:
     for v in sorted(result["variants"], key=order):
         d = v["decode_step_ms"]
         cap = f"{v['capture_s']:.2f}" if isinstance(v.get("capture_s"), (int, float)) else "—"
-        match = {True: "yes", False: f"NO ({v.get('first_mismatch')})", None: "—"}[v.get("tokens_match_eager")]
+        match = "—" if v.get("tokens_match_eager") is None else P.describe(v.get("first_mismatch"))
         if "tokens_match_same_shape_eager" in v:
-            match += "; same shape: " + ("yes" if v["tokens_match_same_shape_eager"]
-                                         else f"NO ({v.get('first_mismatch_same_shape')})")
+            match += "; same shape: " + P.describe(v.get("first_mismatch_same_shape"))
         lines.append(
             f"| {variant_label(v)} | {v['batch_size']} | {d['median']:.3f} [{d['ci95_low']:.3f}, {d['ci95_high']:.3f}] "
             f"| {v['tokens_per_s']:.0f} | {_fmt_ci(v.get('speedup_vs_eager'))} | "
@@ -393,6 +396,16 @@ def render_markdown(result: dict[str, Any]) -> str:
                   "would replay (same kernels and shapes, no replay); `same shape` compares the graphed "
                   "tokens with it. Every graphed variant matches it: "
                   + {True: "yes.", False: "NO.", None: "not measured."}[parity]]
+    bi = result.get("all_graphed_tokens_match_batch_invariant_eager")
+    if bi is not None:
+        lines += ["", "`[batch-invariant]` rows ran under megatron-core's `set_batch_invariant_mode` (fixed-"
+                  "reduction GEMM/norm kernels; speed not representative) and are compared with eager at natural "
+                  "shapes, also batch-invariant. Every graphed variant matches it: " + ("yes." if bi else "NO.")]
+    for key, eb in (result.get("expert_bias") or {}).items():
+        after = eb.get("after_run") or []
+        lines += ["", f"Expert bias ({key}): {len(eb['restored'])} fp32 router buffers restored in place before "
+                  "capture; after the run " + ("all at their captured address and dtype."
+                  if all(a["same_address"] and a["dtype"] == "float32" for a in after) else f"CHANGED: {after}")]
     for scope, fo in (result.get("speedup_falloff") or {}).items():
         lines += ["", f"Fall-off, {scope} scope: {fo['first_speedup']:.2f}× at batch {fo['first_batch']} "
                   f"(peak {fo['peak_speedup']:.2f}×); below half of that from batch "
@@ -471,9 +484,11 @@ def assemble(raw: dict[str, dict[str, Any]], failures: list[dict[str, Any]], dat
         "variants": variants,
         "speedup_falloff": falloff(variants),
         "all_graphed_tokens_match_eager": all(v["tokens_match_eager"] for v in variants
-                                              if v["inference_scope"] != "none"
+                                              if v["inference_scope"] != "none" and not v.get("batch_invariant")
                                               and v["tokens_match_eager"] is not None),
         "all_graphed_tokens_match_same_shape_eager": same_shape_parity(variants),
+        "all_graphed_tokens_match_batch_invariant_eager": batch_invariant_parity(variants),
+        "expert_bias": {k: d.get("expert_bias") for k, d in raw.items() if d.get("expert_bias", {}).get("restored")},
         "batch_shape_sensitivity": shape_sensitivity(raw),
         "failures": failures,
         "notes": notes,
@@ -504,6 +519,45 @@ def _get(args: argparse.Namespace, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
+def batch_invariant_runs(text: str | Sequence[str], era: Era) -> list[str]:
+    """Run keys for ``--batch-invariant-scopes`` (e.g. ``block``): batch-invariant eager at natural
+    shapes plus each named graphed scope, all under ``batch_invariant_mode``."""
+    names = [n for n in parse_scopes(text, era) if n != "none"] if (text and str(text).strip()) else []
+    return ["none" + P.BATCH_INVARIANT] + [n + P.BATCH_INVARIANT for n in names] if names else []
+
+
+def _stem(args: argparse.Namespace, workload: str, date: str) -> str:
+    return getattr(args, "name", None) or f"{date}-inference-{'' if workload == 'tiny-gpt' else workload + '-'}unmeasured"
+
+
+def report_unavailable(args: argparse.Namespace, data: dict[str, Any], out_dir: Path) -> int:
+    """A results document that says why the workload was not measured (and where it was tried)."""
+    date = _get(args, "date", _dt.date.today().isoformat())
+    doc = {"schema_version": SCHEMA_VERSION, "kind": "inference", "date": date, "status": "unavailable",
+           "env": environment(data.get("env", {})), "workload": data.get("workload", {}),
+           "unavailable": data["unavailable"], "variants": [], "failures": [], "notes": []}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{_stem(args, doc['workload'].get('name', 'unknown'), date)}.json"
+    path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    print(json.dumps({"status": "unavailable", "unavailable": doc["unavailable"], "artifacts": {"json": str(path)}},
+                     indent=1) if getattr(args, "json", False) else
+          f"{doc['workload'].get('name')}: not measured on {doc['env'].get('gpu')}:\n  - "
+          + "\n  - ".join(doc["unavailable"]) + f"\nwrote {path}")
+    return EXIT_FINDINGS
+
+
+def write_failed(args: argparse.Namespace, workload: str, failures: list[dict[str, Any]], out_dir: Path) -> Path:
+    """Keep the evidence when the eager baseline itself failed: a results document with the failures."""
+    date = _get(args, "date", _dt.date.today().isoformat())
+    doc = {"schema_version": SCHEMA_VERSION, "kind": "inference", "date": date, "status": "failed",
+           "env": environment({}), "workload": IW.WORKLOADS[workload].to_dict(), "variants": [],
+           "failures": failures, "notes": []}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{_stem(args, workload, date)}.json"
+    path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    return path
+
+
 def run_inference_bench(args: argparse.Namespace) -> int:
     era = resolve_era(getattr(args, "mcore_version", None))
     scopes = parse_scopes(_get(args, "inference_scope", "none,layer,block"), era)
@@ -519,7 +573,7 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     workload = WORKLOAD_ALIASES.get(_get(args, "workload", "tiny-gpt"), _get(args, "workload", "tiny-gpt"))
     if workload not in WORKLOADS:
         raise InputError("--workload", f"{_get(args, 'workload', '')!r} has no inference workload",
-                         hint="use --workload dense (tiny GPT) or moe (tiny MoE) with --mode inference")
+                         hint="inference workloads: dense, moe, " + ", ".join(WORKLOADS))
     if _get(args, "size", "tiny") != "tiny":
         raise InputError("--size", f"{args.size!r}: inference mode has only the launch-bound tiny models",
                          hint="drop --size or use --size tiny with --mode inference")
@@ -528,16 +582,31 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     runs = list(scopes)
     if len(scopes) > 1 and not getattr(args, "no_same_shape_eager", False):
         runs.insert(1, SAME_SHAPE_EAGER)  # eager at the graphs' shapes, right after eager
+    bi_runs = batch_invariant_runs(_get(args, "batch_invariant_scopes", ""), era)
+    if getattr(args, "batch_invariant_only", False):
+        if not bi_runs:
+            raise InputError("--batch-invariant-only", "no --batch-invariant-scopes given", hint="e.g. block")
+        runs = bi_runs  # a second pass beside an earlier run of the plain scopes
+    else:
+        runs += bi_runs
+    baseline = runs[0]
     if getattr(args, "dry_run", False):
         plan = {"era": era.to_dict(), "scopes": scopes, "batch_sizes": batch_sizes,
                 "same_shape_eager": SAME_SHAPE_EAGER in runs, "runs": runs,
                 "decode_tokens": decode_tokens, "trials": trials, "workload": workload,
+                "workload_spec": IW.WORKLOADS[workload].to_dict(),
+                "unavailable_on_this_machine": IW.unavailable(IW.WORKLOADS[workload]),
                 "variants": [scope_config(s).to_dict() for s in scopes]}
         print(json.dumps(plan, indent=1) if getattr(args, "json", False) else
               f"would run {', '.join(runs)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)"
               + (f"; {SAME_SHAPE_EAGER} = eager padded to the graph buckets, the parity control"
                  if SAME_SHAPE_EAGER in runs else ""))
         return EXIT_OK
+    reasons = IW.unavailable(IW.WORKLOADS[workload])
+    if reasons:  # the worker would refuse the same way; no GPU process is spent on it
+        spec = IW.WORKLOADS[workload]
+        return report_unavailable(args, {"unavailable": reasons, "env": {},
+                                         "workload": {**spec.to_dict(), "about": spec.about}}, out_dir)
     require_gpu()
 
     work = out_dir / "logs"
@@ -550,6 +619,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
         status = run_variant(scope, argv, log_path, timeout_s)
         if status["ok"] and out_json.exists():
             data = json.loads(out_json.read_text())
+            if data.get("unavailable"):  # the worker could not build this workload: no other run can
+                print(f"[bench inference] {workload} cannot be built: " + "; ".join(data["unavailable"]),
+                      file=sys.stderr)
+                return report_unavailable(args, data, out_dir)
             data["capture"]["capture_s_from_log"] = capture_from_log(log_path)
             data["log_path"] = str(log_path)
             raw[scope] = data
@@ -557,17 +630,19 @@ def run_inference_bench(args: argparse.Namespace) -> int:
             failures.append(status)
         print(f"[bench inference] {scope}: {'ok' if status['ok'] else status['error_class']} ({log_path})",
               file=sys.stderr)
-    if "none" not in raw:
+    if baseline not in raw:
         raise_msg = failures[0] if failures else {"error_class": "no output", "evidence": ""}
         print(f"bench --mode inference: the eager baseline failed: {raise_msg['error_class']}: "
               f"{raise_msg.get('evidence')}", file=sys.stderr)
+        write_failed(args, workload, failures, out_dir)
         return EXIT_FINDINGS
     date = _get(args, "date", _dt.date.today().isoformat())
     result = assemble(raw, failures, date)
     paths = write_outputs(result, out_dir, stem=getattr(args, "name", None))
     if getattr(args, "json", False):
         summary = {k: result[k] for k in ("kind", "date", "env", "all_graphed_tokens_match_eager",
-                                          "all_graphed_tokens_match_same_shape_eager", "speedup_falloff",
+                                          "all_graphed_tokens_match_same_shape_eager",
+                                          "all_graphed_tokens_match_batch_invariant_eager", "speedup_falloff",
                                           "failures")}
         summary["variants"] = [{k: v.get(k) for k in ("name", "decode_step_ms", "tokens_per_s", "speedup_vs_eager",
                                                        "tokens_match_eager", "tokens_match_same_shape_eager",
@@ -582,6 +657,7 @@ def run_inference_bench(args: argparse.Namespace) -> int:
     # control, only equality with plain eager counts.
     parity = result["all_graphed_tokens_match_same_shape_eager"]
     ok = not failures and (result["all_graphed_tokens_match_eager"] if parity is None else parity)
+    ok = ok and result["all_graphed_tokens_match_batch_invariant_eager"] is not False
     return EXIT_OK if ok else EXIT_FINDINGS
 
 
@@ -599,6 +675,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--date", default=None)
     parser.add_argument("--no-same-shape-eager", action="store_true",
                         help="skip the eager control at the graphs' padded shapes (one process fewer)")
+    parser.add_argument("--batch-invariant-scopes", default="",
+                        help="also run eager and these graphed scopes under batch_invariant_mode "
+                             "(token parity at natural shapes), e.g. block")
+    parser.add_argument("--batch-invariant-only", action="store_true",
+                        help="run only the batch-invariant runs (a second pass beside the plain scopes)")
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--json", action="store_true")
 

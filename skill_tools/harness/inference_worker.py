@@ -1,6 +1,8 @@
 """GPU side of ``skill-tools bench --mode inference``: one inference-graph scope per process.
 
-Builds a tiny GPT (or a tiny MoE) and serves it through Megatron-Core's own dynamic inference
+Builds one of the workloads of :mod:`skill_tools.harness.inference_workloads` (a tiny GPT, MoE
+with or without shared experts, an fp32 residual stream, a ``HybridModel`` with attention, MoE and
+Mamba layers) and serves it through Megatron-Core's own dynamic inference
 stack — ``DynamicInferenceContext`` + ``GPTInferenceWrapper`` + ``TextGenerationController`` +
 ``DynamicInferenceEngine`` (the set-up of ``tests/unit_tests/inference/engines/
 test_dynamic_engine.py`` at core_v0.19.0). With ``--scope layer|block`` the model uses
@@ -19,6 +21,12 @@ batch shapes. ``--scope none --eager-graph-shapes`` builds the eager model with 
 bucket list, so MCore pads every eager decode step to the same bucket a graph would replay
 (``DynamicInferenceContext.initialize_attention_state``) and the only difference left is replay.
 Replays are counted from ``torch.cuda.CUDAGraph.replay`` itself, never inferred from the context.
+``--batch-invariant`` runs everything under megatron-core's ``set_batch_invariant_mode`` (as the
+GDP end-to-end test does), so tokens can be compared at natural, unpadded eager shapes too.
+
+A workload the installed packages cannot build (Mamba layers without mamba_ssm/causal_conv1d, a
+gated-delta-net layer, ...) is not attempted: the worker writes ``{"unavailable": [reasons]}``
+naming each missing package and the megatron-core line that needs it, and exits 0.
 
 Flash-attention: MCore's dynamic-batching attention (``Attention.flash_decode_and_prefill``)
 calls ``flash_attn_with_kvcache``/``flash_attn_varlen_func`` and asserts flash-attn >= 2.7.3.
@@ -41,6 +49,7 @@ from typing import Any
 
 import torch
 
+from skill_tools.harness import inference_workloads as IW
 from skill_tools.harness.graph_counter import GraphCounter
 
 # --------------------------------------------------------------------------------------------
@@ -159,12 +168,9 @@ def install_attention(mode: str) -> str:
 # Model, context and engine
 # --------------------------------------------------------------------------------------------
 
-WORKLOADS: dict[str, dict[str, Any]] = {
-    "tiny-gpt": {"num_layers": 8, "hidden_size": 256, "num_attention_heads": 8, "ffn_hidden_size": 1024,
-                 "vocab_size": 1024, "prompt_len": 32},
-    "tiny-moe": {"num_layers": 4, "hidden_size": 256, "num_attention_heads": 8, "ffn_hidden_size": 512,
-                 "vocab_size": 1024, "prompt_len": 32, "num_moe_experts": 4, "moe_router_topk": 2},
-}
+#: Workload sizes as the worker's helpers read them (dicts); the definitions live in
+#: :mod:`skill_tools.harness.inference_workloads` (CPU-importable, shared with the runner).
+WORKLOADS: dict[str, dict[str, Any]] = {name: w.to_dict() for name, w in IW.WORKLOADS.items()}
 
 
 def _init_distributed() -> None:
@@ -179,10 +185,102 @@ def _init_distributed() -> None:
     torch.distributed.init_process_group(backend="nccl", init_method="env://")
 
 
-def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
+def build_model(args: argparse.Namespace, workload: IW.Workload, graph_shapes: bool):
+    """``GPTModel`` (local or TE spec) or ``HybridModel`` (``hybrid_stack_spec`` + layer pattern),
+    built as tests/unit_tests/inference/engines/test_dynamic_engine.py ``_build_test_env`` does
+    at core_v0.19.0 (lines 352-497)."""
+    from megatron.core.transformer.transformer_config import TransformerConfig
+
+    graphed = args.scope != "none"
+    config = TransformerConfig(
+        params_dtype=torch.bfloat16,
+        pipeline_dtype=torch.bfloat16,  # fp32_residual_connection overrides it to fp32 (transformer_config.py:1303)
+        bf16=True,
+        use_cpu_initialization=True,  # identical weights in every process for a given seed
+        cuda_graph_impl="local" if graphed else "none",
+        inference_cuda_graph_scope=args.scope,
+        inference_rng_tracker=True,
+        inference_sampling_seed=args.seed,
+        **IW.config_kwargs(workload, graphed, graph_shapes),
+    )
+    max_seq = workload.prompt_len + args.decode_tokens + 8
+    experts = config.num_moe_experts
+    if workload.family == "hybrid":
+        from megatron.core.models.hybrid.hybrid_layer_specs import hybrid_stack_spec
+        from megatron.core.models.hybrid.hybrid_model import HybridModel
+
+        model = HybridModel(config=config, hybrid_stack_spec=hybrid_stack_spec, vocab_size=workload.vocab_size,
+                            max_sequence_length=max_seq, parallel_output=True, hybrid_layer_pattern=workload.pattern,
+                            pre_process=True, post_process=True)
+    else:
+        from megatron.core.models.gpt.gpt_layer_specs import (
+            get_gpt_layer_local_spec,
+            get_gpt_layer_with_transformer_engine_spec,
+        )
+        from megatron.core.models.gpt.gpt_model import GPTModel
+
+        if workload.layer_spec == "te":
+            spec = get_gpt_layer_with_transformer_engine_spec(num_experts=experts, moe_grouped_gemm=False)
+        else:
+            spec = get_gpt_layer_local_spec(num_experts=experts, moe_grouped_gemm=False,
+                                            normalization=config.normalization)
+        model = GPTModel(config=config, transformer_layer_spec=spec, vocab_size=workload.vocab_size,
+                         max_sequence_length=max_seq, parallel_output=True, pre_process=True,
+                         post_process=True, position_embedding_type="learned_absolute")
+    model = model.cuda()
+    for p in model.parameters():
+        p.data = p.data.to(torch.bfloat16)
+    model.eval()
+    return model, config, max_seq
+
+
+def restore_expert_bias(model, seed: int) -> dict[str, Any]:
+    """Load fp32 router expert biases as a checkpoint would: ``copy_`` into the existing buffers,
+    before the engine captures graphs (a replay reads the buffer address recorded at capture;
+    a rebound attribute would be ignored by every replay). Returns what was restored."""
+    layers, ptrs = [], {}
+    g = torch.Generator().manual_seed(seed + 7)
+    for name, mod in model.named_modules():
+        bias = getattr(mod, "expert_bias", None)
+        if not isinstance(bias, torch.Tensor):
+            continue
+        before = bias.data_ptr()
+        with torch.no_grad():
+            bias.copy_((torch.rand(bias.shape, generator=g) * 0.2 - 0.1).to(bias.dtype))
+        ptrs[name] = before
+        layers.append({"module": name, "dtype": str(bias.dtype).replace("torch.", ""),
+                       "in_place": bias.data_ptr() == before, "max_abs": float(bias.abs().max())})
+    return {"layers": layers, "ptrs": ptrs}
+
+
+def expert_bias_after(model, restored: dict[str, Any]) -> list[dict[str, Any]]:
+    """Whether each restored expert bias still sits at its captured address and dtype."""
+    out = []
+    mods = dict(model.named_modules())
+    for name, ptr in restored.get("ptrs", {}).items():
+        bias = mods[name].expert_bias
+        out.append({"module": name, "dtype": str(bias.dtype).replace("torch.", ""), "same_address": bias.data_ptr() == ptr})
+    return out
+
+
+def enable_batch_invariance(model) -> None:
+    """What Megatron-LM's GDP end-to-end test does (tests/unit_tests/inference/engines/
+    test_gdp_cuda_graph_e2e.py:153-159 @main): the config flag and every Attention module's copy
+    of it (read once in ``Attention.__init__``, attention.py:320), set after construction so the
+    config's FlashAttention-3/4 check (transformer_config.py:2875) does not refuse the build; the
+    kernels themselves are patched by ``set_batch_invariant_mode`` around the whole run."""
+    from megatron.core.transformer.attention import Attention
+
+    model.config.batch_invariant_mode = True
+    for module in model.modules():
+        if isinstance(module, Attention):
+            module.batch_invariant_mode = True
+
+
+def build_engine(args: argparse.Namespace, workload: IW.Workload):
     """The engine of test_dynamic_engine.py's ``_build_test_env``, sized for this benchmark."""
     from megatron.core import parallel_state
-    from megatron.core.inference.config import InferenceConfig
+    from megatron.core.inference.config import InferenceConfig, MambaInferenceStateConfig
     from megatron.core.inference.contexts.dynamic_context import DynamicInferenceContext
     from megatron.core.inference.engines import DynamicInferenceEngine
     from megatron.core.inference.model_inference_wrappers.gpt.gpt_inference_wrapper import (
@@ -191,11 +289,8 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
     from megatron.core.inference.text_generation_controllers.text_generation_controller import (
         TextGenerationController,
     )
-    from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_local_spec
-    from megatron.core.models.gpt.gpt_model import GPTModel
     from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
     from megatron.core.transformer.cuda_graphs import delete_cuda_graphs
-    from megatron.core.transformer.transformer_config import TransformerConfig
 
     _init_distributed()
     if not parallel_state.model_parallel_is_initialized():
@@ -204,42 +299,17 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
     model_parallel_cuda_manual_seed(args.seed, inference_rng_tracker=True,
                                     use_cudagraphable_rng=False, force_reset_rng=True)
 
-    graphed = args.scope != "none"
-    graph_shapes = graphed or args.eager_graph_shapes  # decode steps padded to the graph buckets
-    moe = "num_moe_experts" in workload
-    extra: dict[str, Any] = {}
-    if moe:
-        extra.update(num_moe_experts=workload["num_moe_experts"], moe_router_topk=workload["moe_router_topk"],
-                     moe_token_dispatcher_type="alltoall", moe_pad_experts_for_cuda_graph_inference=graph_shapes,
-                     add_bias_linear=False)
-    config = TransformerConfig(
-        num_layers=workload["num_layers"],
-        hidden_size=workload["hidden_size"],
-        num_attention_heads=workload["num_attention_heads"],
-        ffn_hidden_size=workload["ffn_hidden_size"],
-        params_dtype=torch.bfloat16,
-        pipeline_dtype=torch.bfloat16,
-        bf16=True,
-        use_cpu_initialization=True,  # identical weights in every process for a given seed
-        cuda_graph_impl="local" if graphed else "none",
-        inference_cuda_graph_scope=args.scope,
-        inference_rng_tracker=True,
-        inference_sampling_seed=args.seed,
-        transformer_impl="local",
-        normalization="LayerNorm",
-        **extra,
-    )
-    max_seq = workload["prompt_len"] + args.decode_tokens + 8
-    spec = get_gpt_layer_local_spec(num_experts=workload.get("num_moe_experts"), moe_grouped_gemm=False)
-    model = GPTModel(config=config, transformer_layer_spec=spec, vocab_size=workload["vocab_size"],
-                     max_sequence_length=max_seq, parallel_output=True, pre_process=True,
-                     post_process=True, position_embedding_type="learned_absolute").cuda()
-    for p in model.parameters():
-        p.data = p.data.to(torch.bfloat16)
-    model.eval()
+    graph_shapes = args.scope != "none" or args.eager_graph_shapes  # decode steps padded to the graph buckets
+    model, config, max_seq = build_model(args, workload, graph_shapes)
+    if args.batch_invariant:
+        enable_batch_invariance(model)
+    restored = restore_expert_bias(model, args.seed) if workload.restore_expert_bias else {}
+    mamba_config = MambaInferenceStateConfig.from_model(model)  # None without Mamba layers
 
     max_requests = 4 * math.ceil(max(args.batch_sizes) / 4)  # DynamicInferenceContext.REQUEST_ROUNDER
-    buffer_gb = args.buffer_gb or kv_buffer_gb(workload, max_requests, max_seq)
+    buffer_gb = args.buffer_gb or kv_buffer_gb(WORKLOADS[workload.name], max_requests, max_seq)
+    if mamba_config is not None:
+        buffer_gb += 0.25  # per-request conv/SSM state comes out of the same buffer
     context = DynamicInferenceContext(
         model_config=config,
         inference_config=InferenceConfig(
@@ -253,18 +323,24 @@ def build_engine(args: argparse.Namespace, workload: dict[str, Any]):
             static_kv_memory_pointers=True,
             materialize_only_last_token_logits=True,
             use_flashinfer_fused_rope=False,
+            mamba_inference_state_config=mamba_config,
         ),
     )
     wrapped = GPTInferenceWrapper(model, context)
     wrapped.model_is_pipeline_parallel = False
-    tokenizer = argparse.Namespace(vocab_size=workload["vocab_size"], detokenize=lambda tokens: "")
+    tokenizer = argparse.Namespace(vocab_size=workload.vocab_size, detokenize=lambda tokens: "")
     controller = TextGenerationController(inference_wrapped_model=wrapped, tokenizer=tokenizer)
     delete_cuda_graphs()
     torch.cuda.reset_peak_memory_stats()
+    mem_before = torch.cuda.memory_allocated()
     t0 = time.perf_counter()
     engine = DynamicInferenceEngine(controller, context)  # captures the graphs when graphed
     build_s = time.perf_counter() - t0
-    return engine, model, context, config, build_s
+    extras = {"expert_bias": restored.get("layers"), "mamba_state": mamba_config is not None,
+              "residual_dtype": "fp32" if config.fp32_residual_connection else "bf16",
+              "engine_allocated_bytes": torch.cuda.memory_allocated() - mem_before,
+              "_restored": restored}
+    return engine, model, context, config, build_s, extras
 
 
 def kv_buffer_gb(workload: dict[str, Any], max_requests: int, max_seq: int, block_tokens: int = 256) -> float:
@@ -286,7 +362,9 @@ def count_graphs(model, scope: str) -> dict[str, int]:
         fwd = sum(1 for r in rs if getattr(r, "fwd_graph", None) is not None or getattr(r, "fwd_graph_recorded", False))
         return len(rs), fwd
 
-    block_r, block_g = runners(model.decoder)
+    # Block scope: GPTModel puts the manager on its decoder, HybridModel on the model itself
+    # (hybrid_model.py:406-413; test_dynamic_engine.py:682-686 @core_v0.19.0 checks the same).
+    block_r, block_g = (a + b for a, b in zip(runners(model.decoder), runners(model)))
     layer_r = layer_g = 0
     for layer in model.decoder.layers:
         r, g = runners(layer)
@@ -334,19 +412,22 @@ def make_prompts(batch: int, prompt_len: int, vocab: int, seed: int) -> list[tor
     return out
 
 
-def generate(engine, prompts, decode_tokens: int, first_id: int, timer: ForwardTimer) -> dict[str, Any]:
-    """Prefill + greedy decode of one batch; per-step wall times and per-forward GPU times."""
+def generate(engine, prompts, decode_tokens: int, first_id: int, timer: ForwardTimer,
+             log_probs: bool = False) -> dict[str, Any]:
+    """Prefill + greedy decode of one batch; per-step wall times and per-forward GPU times.
+    With ``log_probs``, also the log-probability of every generated token (untimed parity runs)."""
     from megatron.core.inference.inference_request import DynamicInferenceRequest
     from megatron.core.inference.sampling_params import SamplingParams
 
     ids = []
     for i, p in enumerate(prompts):
         sp = SamplingParams(num_tokens_to_generate=decode_tokens, termination_id=-1, top_k=1,
-                            return_log_probs=False)
+                            return_log_probs=log_probs, skip_prompt_log_probs=True)
         req = DynamicInferenceRequest(request_id=first_id + i, prompt_tokens=p, sampling_params=sp)
         engine._add_request(req)
         ids.append(first_id + i)
     outputs: dict[int, list[int]] = {}
+    lps: dict[int, list[float]] = {}
     steps: list[dict[str, Any]] = []
     while engine.has_unfinished_requests():
         torch.cuda.synchronize()
@@ -358,31 +439,59 @@ def generate(engine, prompts, decode_tokens: int, first_id: int, timer: ForwardT
         for rec in result["finished_request_records"]:
             req = rec.merge()
             outputs[req.request_id] = list(map(int, req.generated_tokens))
+            if log_probs and req.generated_log_probs is not None:
+                lps[req.request_id] = [float(x) for x in req.generated_log_probs]
         if len(steps) > decode_tokens + 16:
             raise RuntimeError(f"generation did not finish after {len(steps)} steps")
     fwd = timer.drain()
     for step, f in zip(steps, fwd):
         step.update(forward_ms=f["ms"], decode=f["decode"], graph=f["graph"], graph_shape=f["graph_shape"])
-    return {"steps": steps, "tokens": [outputs.get(i, []) for i in ids]}
+    out = {"steps": steps, "tokens": [outputs.get(i, []) for i in ids]}
+    if log_probs:
+        out["logprobs"] = [lps.get(i, []) for i in ids]
+    return out
+
+
+def unavailable_result(args: argparse.Namespace, workload: IW.Workload, reasons: list[str]) -> dict[str, Any]:
+    """What the worker writes instead of a measurement when the workload cannot be built here."""
+    return {"scope": args.scope, "unavailable": reasons,
+            "workload": {**workload.to_dict(), "decode_tokens": args.decode_tokens, "about": workload.about},
+            "env": {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+                    "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()},
+            "batches": []}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    workload = dict(WORKLOADS[args.workload])
+    spec = IW.WORKLOADS[args.workload]
     if args.prompt_len:
-        workload["prompt_len"] = args.prompt_len
+        spec = IW.Workload(**{**spec.__dict__, "prompt_len": args.prompt_len})
+    reasons = IW.unavailable(spec)
+    if reasons:
+        return unavailable_result(args, spec, reasons)
     attention_impl = install_attention(args.attention)
-    engine, model, context, config, build_s = build_engine(args, workload)
+    if args.batch_invariant:
+        from megatron.core.transformer.custom_layers.batch_invariant_kernels import set_batch_invariant_mode
+
+        with set_batch_invariant_mode(True):
+            return _measure(args, spec, attention_impl)
+    return _measure(args, spec, attention_impl)
+
+
+def _measure(args: argparse.Namespace, spec: IW.Workload, attention_impl: str) -> dict[str, Any]:
+    workload = spec.to_dict()
+    engine, model, context, config, build_s, extras = build_engine(args, spec)
     capture_stats = getattr(engine, "capture_stats", None)
     graphs = count_graphs(model, args.scope)
     shapes = [str(d) for d in (context.cuda_graph_batch_dimensions_list or [])]
     mem_after_build = {"allocated_bytes": torch.cuda.memory_allocated(),
                        "reserved_bytes": torch.cuda.memory_reserved(),
-                       "peak_allocated_bytes": torch.cuda.max_memory_allocated()}
+                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
+                       "engine_build_allocated_bytes": extras["engine_allocated_bytes"]}
     timer = ForwardTimer(engine.controller, context)
     next_id = 0
     batches = []
     for b in args.batch_sizes:
-        prompts = make_prompts(b, workload["prompt_len"], workload["vocab_size"], args.seed)
+        prompts = make_prompts(b, spec.prompt_len, spec.vocab_size, args.seed)
         for _ in range(args.warmup):
             generate(engine, prompts, args.decode_tokens, next_id, timer)
             next_id += b
@@ -390,20 +499,29 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for _ in range(args.trials):
             trials.append(generate(engine, prompts, args.decode_tokens, next_id, timer))
             next_id += b
+        # One untimed generation with log-probs: the parity verdict reports logprob deltas.
+        scored = generate(engine, prompts, args.decode_tokens, next_id, timer, log_probs=True)
+        next_id += b
         tokens = trials[0]["tokens"]
         batches.append({
             "batch_size": b,
             "tokens": tokens,
-            "tokens_stable_across_trials": all(t["tokens"] == tokens for t in trials),
+            "logprobs": scored["logprobs"],
+            "tokens_stable_across_trials": all(t["tokens"] == tokens for t in trials + [scored]),
             "trials": [t["steps"] for t in trials],
         })
         logging.info("batch %d done: %d trials", b, len(trials))
     props = torch.cuda.get_device_properties(0)
+    layer_spec = {"local": "local (get_gpt_layer_local_spec)",
+                  "te": "TE (get_gpt_layer_with_transformer_engine_spec)",
+                  "hybrid": "hybrid_stack_spec (HybridModel)"}[spec.layer_spec]
     return {
         "scope": args.scope,
-        "workload": {"name": args.workload, **workload, "decode_tokens": args.decode_tokens,
-                     "params_dtype": "bf16", "layer_spec": "local (get_gpt_layer_local_spec)",
+        "workload": {**workload, "about": spec.about, "decode_tokens": args.decode_tokens,
+                     "params_dtype": "bf16", "residual_dtype": extras["residual_dtype"],
+                     "layer_spec": layer_spec, "mamba_state": extras["mamba_state"],
                      "attention": attention_impl, "num_cuda_graphs": args.num_cuda_graphs,
+                     "batch_invariant_mode": bool(args.batch_invariant),
                      "use_cuda_graphs_for_non_decode_steps": False, "max_requests": context.max_requests,
                      "decode_padding": "graph buckets" if (args.scope != "none" or args.eager_graph_shapes)
                      else "token rounder",
@@ -422,6 +540,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "graphs": graphs,
             "capture_stats": capture_stats,
         },
+        "expert_bias": {"restored": extras["expert_bias"],
+                        "after_run": expert_bias_after(model, extras["_restored"]) if extras["_restored"] else None},
         "memory": {**mem_after_build, "end_peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                    "end_reserved_bytes": torch.cuda.memory_reserved()},
         "batches": batches,
@@ -442,6 +562,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--attention", choices=("auto", "flash", "fallback"), default="auto")
     p.add_argument("--eager-graph-shapes", action="store_true",
                    help="with --scope none: pad eager decode steps to the graph buckets (equal-shape parity)")
+    p.add_argument("--batch-invariant", action="store_true",
+                   help="run under megatron-core's batch_invariant_mode (parity at natural shapes)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--out", required=True, help="JSON file to write")
     return p.parse_args(argv)
@@ -459,6 +581,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(tmp, "w") as fh:
         json.dump(result, fh, default=str)
     os.replace(tmp, args.out)
+    for reason in result.get("unavailable", []):
+        print(f"inference worker: {args.workload} cannot be built here: {reason}", file=sys.stderr)
     print(f"inference worker: scope={args.scope} wrote {args.out}", file=sys.stderr)
     if torch.distributed.is_initialized():
         torch.distributed.destroy_process_group()
