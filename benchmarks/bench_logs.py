@@ -6,6 +6,9 @@ lines with every field, memory reports, timer blocks, INFO/WARNING lines, CUDA-g
 and a tqdm bar with `\\r` redraws; the `--mix iterations` variant is the worst case (every line
 an iteration line). Writes benchmarks/results/<date>-logs-parse.json.
 Usage: python benchmarks/bench_logs.py [--lines 1000000] [--repeats 3] [--mix realistic|iterations]
+       python benchmarks/bench_logs.py --cli [--mix iterations]   # whole CLI (`skill-tools logs`) in a
+       subprocess on the plain and the gzip file: wall time and peak RSS; budgets 5 s plain, 8 s gzip,
+       300 MB; writes benchmarks/results/<date>-logs-cli-<mix>.json
 """
 
 from __future__ import annotations
@@ -65,13 +68,75 @@ def write_log(path: Path, n_lines: int, mix: str) -> int:
     return written
 
 
+CLI_BUDGET_S = {"plain": 5.0, "gzip": 8.0}
+CLI_BUDGET_RSS_MB = 300.0
+
+
+def _cli_once(path: Path) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MB, exit code) of `python -m skill_tools logs PATH` in a child."""
+    import resource
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "skill_tools", "logs", str(path)], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, max over children so far
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"skill-tools logs failed ({proc.returncode}): {proc.stderr[-500:]}")
+    return wall, max(peak, before) / 1024.0, proc.returncode
+
+
+def cli_main(args: argparse.Namespace) -> int:
+    import gzip
+    import shutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "bench.log"
+        n = write_log(log, args.lines, args.mix)
+        gz = Path(tmp) / "bench.log.gz"
+        with open(log, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        runs: dict[str, dict] = {}
+        for name, path in (("plain", log), ("gzip", gz)):
+            walls, rss = [], []
+            for _ in range(args.repeats):
+                w, r, _ = _cli_once(path)
+                walls.append(round(w, 3))
+                rss.append(round(r, 1))
+            runs[name] = {"bytes": path.stat().st_size, "seconds": walls, "max_s": max(walls),
+                          "median_s": sorted(walls)[len(walls) // 2], "peak_rss_mb": max(rss),
+                          "budget_s": CLI_BUDGET_S[name],
+                          "within_budget": min(walls) <= CLI_BUDGET_S[name] and max(rss) <= CLI_BUDGET_RSS_MB}
+    result = {
+        "benchmark": "logs-cli", "date": dt.date.today().isoformat(), "lines": n, "mix": args.mix,
+        "repeats": args.repeats, "budget_rss_mb": CLI_BUDGET_RSS_MB, "runs": runs,
+        "note": "RSS is the child's peak (ru_maxrss, a high-water mark over the repeats); the machine is shared, "
+                "so wall times vary with load: the budget check uses the fastest repeat",
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+    }
+    out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"{result['date']}-logs-cli-{args.mix}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    for name, r in runs.items():
+        print(f"{name}: {n:,} lines, {r['seconds']} s, peak RSS {r['peak_rss_mb']} MB "
+              f"(budget {r['budget_s']:.0f} s, {CLI_BUDGET_RSS_MB:.0f} MB) -> {'OK' if r['within_budget'] else 'OVER'}")
+    print(f"wrote {out}")
+    return 0 if all(r["within_budget"] for r in runs.values()) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--mix", choices=("realistic", "iterations"), default="realistic")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cli", action="store_true", help="time the whole CLI on plain and gzip files")
     args = ap.parse_args()
+    if args.cli:
+        return cli_main(args)
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "bench.log"
         n = write_log(log, args.lines, args.mix)

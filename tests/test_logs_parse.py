@@ -225,3 +225,36 @@ def test_real_h200_harness_inference_log():
     assert not cap.detected  # no training graph in an inference run
     assert (cap.inference_captures, cap.inference_graphs, cap.inference_seconds) == (1, 8, 1.32)
     assert cap.graph_memory_mib["inference_reserved"] == pytest.approx(314.0)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_overlong_line_is_capped_head_and_tail_kept(tmp_path, gz):
+    import gzip
+
+    from skill_tools.logs.reader import MAX_LINE_CHARS
+
+    body = ("x" * (3 * MAX_LINE_CHARS) + "TAIL\n").encode()
+    first = b" [2026-01-01 00:00:00.000001] iteration        1/      10 | elapsed time per iteration (ms): 10.0 |\n"
+    data = first + body + first.replace(b"1/", b"2/")
+    p = tmp_path / ("big.log.gz" if gz else "big.log")
+    p.write_bytes(gzip.compress(data) if gz else data)
+    lf = LogFile(p)
+    lines = list(lf.lines())
+    assert len(lines) == 3 and len(lines[1]) < MAX_LINE_CHARS + 100 and lines[1].rstrip().endswith("TAIL")
+    assert any("longer than" in w for w in lf.warnings)
+    log = parse_path(p)
+    assert [it.iteration for it in log.iterations] == [1, 2]
+
+
+def test_iterations_are_columns_with_numpy_access():
+    lines = [f" [2026-01-01 00:00:{i:02d}.000001] iteration {i:8d}/      40 | elapsed time per iteration (ms): {10 + i}.0 |"
+             f" global batch size:     8 | lm loss: {1.0 / i:.6E} | number of nan iterations:   0 |" for i in range(1, 31)]
+    lines.insert(10, " [2026-01-01 00:00:10.000001] iteration        10/      40 | elapsed time per iteration (ms): 99.0 |"
+                     " custom field: 3.0 | lm loss: 5.0 |")  # another schema in the middle
+    log = parse_lines(lines)
+    its = log.iterations
+    assert len(its) == 30 and its[9].elapsed_ms == 99.0  # iteration 10 logged twice: the later line wins
+    assert list(its.column("elapsed time per iteration (ms)")[:3]) == [11.0, 12.0, 13.0]
+    assert its[0].losses == {"lm loss": 1.0} and its[0].global_batch_size == 8
+    assert its[-1].to_dict()["timestamp"] == "2026-01-01 00:00:30.000001"
+    assert any("logged twice" in w for w in log.warnings)

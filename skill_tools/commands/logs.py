@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(" ".join(args.logs), "give one log (summary) or two logs (eager then graph)")
     parsed = [parse_path(p) for p in args.logs]
     if len(parsed) == 1:
-        out = summarize_log(parsed[0], warmup=args.warmup, with_iterations=not args.no_iterations)
+        out = summarize_log(parsed[0], warmup=args.warmup, with_iterations=args.json and not args.no_iterations)
         if args.json:
             print(json.dumps(out, indent=2))
         else:
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     cmp = compare(parsed[0], parsed[1], band=args.band, warmup=args.warmup)
     # The comparison already computed both steady states (bootstrap CIs): reuse them.
     steadies = (cmp.graph_steady, cmp.eager_steady) if cmp.swapped else (cmp.eager_steady, cmp.graph_steady)
-    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=not args.no_iterations, steady=st)
+    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=args.json and not args.no_iterations, steady=st)
                  for p, st in zip(parsed, steadies)]
     failures = [f for s in summaries for f in s["failures"]]
     eager, graph = (summaries[1], summaries[0]) if cmp.swapped else (summaries[0], summaries[1])

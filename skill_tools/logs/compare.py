@@ -14,11 +14,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from skill_tools.logs.diagnose import Failure, make_failure, signature
 from skill_tools.logs.parse import ParsedLog
 from skill_tools.logs.runinfo import MODEL_KEYS
 from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary, steady_state
-from skill_tools.stats import ratio_ci
+from skill_tools.stats import BOOTSTRAP_MAX_N, ratio_ci
 
 MIN_SAMPLES = 3
 DEFAULT_BAND = 0.02
@@ -61,41 +63,51 @@ class Comparison:
 
 
 def _loss_delta(eager: ParsedLog, graph: ParsedLog, rtol: float) -> dict[str, Any]:
-    """Max |delta| per loss key over iterations logged in both runs."""
-    a = {it.iteration: it for it in eager.iterations}
-    common = [it for it in graph.iterations if it.iteration in a]
-    if not common:
+    """Max |delta| per loss key over iterations logged in both runs (numpy over the columns)."""
+    ei, gi = eager.iterations.numbers("iteration"), graph.iterations.numbers("iteration")
+    common, ea, ga = np.intersect1d(ei, gi, assume_unique=True, return_indices=True)
+    if not len(common):
         return {"overlapping_iterations": 0, "within_tolerance": None,
                 "note": "no iteration logged in both runs"}
     keys: dict[str, dict[str, Any]] = {}
-    for g in common:
-        e_losses = a[g.iteration].losses  # parsed from the line's text on each access: read once
-        for k, gv in g.losses.items():
-            ev = e_losses.get(k)
-            if ev is None:
-                continue
-            d = keys.setdefault(k, {"max_abs_delta": 0.0, "max_rel_delta": 0.0, "at_iteration": None,
-                                    "non_finite_in_graph_only": 0})
-            if not math.isfinite(gv) or not math.isfinite(ev):
-                if math.isfinite(ev) and not math.isfinite(gv):
-                    d["non_finite_in_graph_only"] += 1
-                continue
-            delta = abs(gv - ev)
-            rel = delta / max(abs(ev), 1e-12)
-            if delta > d["max_abs_delta"] or d["at_iteration"] is None:
-                d["max_abs_delta"], d["at_iteration"] = delta, g.iteration
-            d["max_rel_delta"] = max(d["max_rel_delta"], rel)
-    for d in keys.values():
-        d["max_abs_delta"] = round(d["max_abs_delta"], 6)
-        d["max_rel_delta"] = round(d["max_rel_delta"], 6)
+    eager_keys = set(eager.iterations.loss_keys())
+    for k in graph.iterations.loss_keys():
+        if k not in eager_keys:
+            continue
+        gv, ev = graph.iterations.column(k)[ga], eager.iterations.column(k)[ea]
+        both = ~np.isnan(gv) & ~np.isnan(ev)
+        if not both.any():
+            continue
+        gv, ev, its = gv[both], ev[both], common[both]
+        fin_e, fin_g = np.isfinite(ev), np.isfinite(gv)
+        d = {"max_abs_delta": 0.0, "max_rel_delta": 0.0, "at_iteration": None,
+             "non_finite_in_graph_only": int((fin_e & ~fin_g).sum())}
+        fin = fin_e & fin_g
+        if fin.any():
+            delta = np.abs(gv[fin] - ev[fin])
+            rel = delta / np.maximum(np.abs(ev[fin]), 1e-12)
+            j = int(np.argmax(delta))
+            d.update(max_abs_delta=round(float(delta[j]), 6), at_iteration=int(its[fin][j]),
+                     max_rel_delta=round(float(rel.max()), 6))
+        keys[k] = d
     ok = all(d["max_rel_delta"] <= rtol and not d["non_finite_in_graph_only"] for d in keys.values()) if keys else None
     return {
-        "overlapping_iterations": len(common),
-        "range": [common[0].iteration, common[-1].iteration],
+        "overlapping_iterations": int(len(common)),
+        "range": [int(common[0]), int(common[-1])],
         "keys": keys,
         "rtol": rtol,
         "within_tolerance": ok,
     }
+
+
+def _ratio(se: SteadyState, sg: SteadyState, seed: int) -> tuple[float, float, float]:
+    """Speedup and CI; large samples use the order-statistic CIs already computed for each log
+    (the conservative ratio stats.ratio_ci uses above its bootstrap limit)."""
+    if max(se.n, sg.n) > BOOTSTRAP_MAX_N and se.ci95_ms and sg.ci95_ms:
+        (blo, bhi), (vlo, vhi) = se.ci95_ms, sg.ci95_ms
+        point = se.median_ms / sg.median_ms  # type: ignore[operator]
+        return point, (blo / vhi) if vhi else math.inf, (bhi / vlo) if vlo else math.inf
+    return ratio_ci(list(se.samples_ms), list(sg.samples_ms), seed=seed)
 
 
 def _memory_delta(eager: ParsedLog, graph: ParsedLog) -> dict[str, Any]:
@@ -180,7 +192,7 @@ def compare(
     )
     cmp.warnings = shape_warnings(eager, graph)
     if se.n and sg.n and se.median_ms and sg.median_ms:  # a 0 ms median has no ratio
-        point, lo, hi = ratio_ci(se.samples_ms, sg.samples_ms, seed=seed)
+        point, lo, hi = _ratio(se, sg, seed)
         cmp.speedup, cmp.speedup_ci95 = point, (lo, hi)
     speed = (
         f"speedup {cmp.speedup:.3f}x (95% CI {cmp.speedup_ci95[0]:.3f}-{cmp.speedup_ci95[1]:.3f}; "

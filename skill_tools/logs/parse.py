@@ -21,6 +21,10 @@ from skill_tools.logs.evidence import EvidenceCollector, classify
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
+from skill_tools.logs.table import Iteration, IterationList, IterationTable, split_fields
+
+__all__ = ["Iteration", "IterationList", "ParsedLog", "MARK_CAPTURE", "MARK_CHECKPOINT", "MARK_EVAL",
+           "parse_lines", "parse_path"]
 
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 _STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
@@ -40,116 +44,19 @@ _ATTR_TO_KEY = {attr: key for key, attr in F.FIELD_KEYS.items()}
 _NAN_KEY = "number of nan iterations"
 
 
-def _num(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _field_value(rest: str, key: str) -> float | None:
-    """One field straight from the printed text (fast path for the fields read per iteration)."""
-    i = rest.find(" " + key + ": ")
-    if i < 0:
-        return None
-    i += len(key) + 3
-    j = rest.find("|", i)
-    return _num(rest[i:] if j < 0 else rest[i:j])
-
-
-class Iteration:
-    """One per-iteration log line (an average over the logging interval that ends here).
-
-    The fields are kept as the printed text and read on access: the text is the most compact
-    form in CPython, and parsing a million-line log must not pay for numbers nobody reads.
-    """
-
-    __slots__ = ("iteration", "train_iters", "line_no", "timestamp", "text", "marks",
-                 "step_time_s", "model_tflops_per_gpu", "rank")
-
-    def __init__(self, iteration: int, train_iters: int, line_no: int, text: str):
-        self.iteration = iteration
-        self.train_iters = train_iters
-        self.line_no = line_no
-        self.text = text
-        self.timestamp: str | None = None
-        self.marks: tuple[str, ...] = ()
-        self.step_time_s: float | None = None
-        self.model_tflops_per_gpu: float | None = None
-        self.rank: int | None = None
-
-    def __getattr__(self, attr: str) -> float | None:
-        key = _ATTR_TO_KEY.get(attr)
-        if key is None:
-            raise AttributeError(attr)
-        return _field_value(self.text, key)
-
-    @property
-    def fields(self) -> dict[str, str]:
-        """Every `` key: value |`` field as printed."""
-        return _split_fields(self.text)[0]
-
-    @property
-    def losses(self) -> dict[str, float]:
-        """Named losses (``lm loss``, ``mtp_1 loss``, ``load_balancing_loss``, ...)."""
-        out = {}
-        for k, v in self.fields.items():
-            if k.endswith("loss") and k not in F.FIELD_KEYS:
-                x = _num(v)
-                if x is not None:
-                    out[k] = x
-        return out
-
-    @property
-    def extra(self) -> dict[str, float]:
-        """Numeric fields with no fixed meaning (MoE metrics, energy, max attention logit, ...)."""
-        out = {}
-        for k, v in self.fields.items():
-            if k not in F.FIELD_KEYS and not k.endswith("loss"):
-                x = _num(v)
-                if x is not None:
-                    out[k] = x
-        return out
-
-    def has_nan(self) -> bool:
-        if self.nan_iterations:
-            return True
-        for v in (self.grad_norm, *self.losses.values()):
-            if v is not None and not math.isfinite(v):
+def _line_has_nan(rest: str) -> bool:
+    """NaN/Inf in a loss or the grad norm, or a non-zero nan-iteration count, in the printed fields."""
+    fields, _ = split_fields(rest)
+    for k, v in fields.items():
+        if k == _NAN_KEY:
+            x = F.to_float(v)
+            if x:
                 return True
-        return False
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"iteration": self.iteration, "train_iters": self.train_iters, "line_no": self.line_no}
-        if self.timestamp:
-            out["timestamp"] = self.timestamp
-        losses: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for key, text in self.fields.items():  # one split, not one search per field
-            v = _num(text)
-            if v is None:
-                continue
-            attr = F.FIELD_KEYS.get(key)
-            jv: Any = v if math.isfinite(v) else str(v)  # JSON has no NaN/Infinity
-            if attr is not None:
-                out[attr] = int(v) if attr in _COUNT_FIELDS and v.is_integer() else jv
-            elif key.endswith("loss"):
-                losses[key] = jv
-            else:
-                extra[key] = jv
-        if losses:
-            out["losses"] = losses
-        if extra:
-            out["extra"] = extra
-        for name in ("step_time_s", "model_tflops_per_gpu", "rank"):
-            v = getattr(self, name)
-            if v is not None:
-                out[name] = v
-        if self.marks:
-            out["marks"] = list(self.marks)
-        return out
+        elif k == "grad norm" or (k.endswith("loss") and k not in F.FIELD_KEYS):
+            x = F.to_float(v)
+            if x is not None and not math.isfinite(x):
+                return True
+    return False
 
 
 @dataclass
@@ -173,7 +80,7 @@ class ParsedLog:
     format: str = "unknown"
     format_reason: str = ""
     lines: int = 0
-    iterations: list[Iteration] = field(default_factory=list)
+    iterations: IterationList = field(default_factory=IterationList)
     memory: list[MemoryReport] = field(default_factory=list)
     timers: dict[str, list[float]] = field(default_factory=dict)
     events: list[GraphEvent] = field(default_factory=list)
@@ -247,26 +154,7 @@ def _memory_report(line_no: int, m: Any) -> MemoryReport:
     )
 
 
-_KEY_OK = F.FIELD_KEY.match
-
-
-def _split_fields(rest: str) -> tuple[dict[str, str], str]:
-    """`` key: value |`` fields -> ({key: printed value}, glued text that is not a field).
-
-    Genuine fields start with one space after ``|`` and have a lower-case key; another rank's text
-    glued after the last ``|`` (``|Number of ...``) does not.
-    """
-    fields: dict[str, str] = {}
-    junk = ""
-    for piece in rest.split("|"):
-        if piece[:1] == " ":
-            key, sep, val = piece.rpartition(": ")
-            if sep and key[1:2].islower():
-                fields[key[1:]] = val
-                continue
-        if piece.strip():
-            junk += piece
-    return fields, junk
+_split_fields = split_fields  # kept for callers of the old name
 
 
 class _Parser:
@@ -275,7 +163,7 @@ class _Parser:
     def __init__(self, source: str):
         self.log = ParsedLog(source=source)
         self.diag = Diagnoser()
-        self.iters: dict[int, Iteration] = {}
+        self.table = IterationTable()
         self.marks: set[str] = set()
         self.timer_block = False
         self.capture_seen_line: int | None = None
@@ -284,7 +172,6 @@ class _Parser:
         self.bridge_markers = 0
         self.megatron_markers = 0
         self.pending_step: tuple[float, float] | None = None
-        self.restarts = 0
         self.n_progress = 0
         self.n_other = 0
         self.pending: tuple[int, int | None, str, str] | None = None
@@ -439,14 +326,13 @@ class _Parser:
                 k, sep, _ = tail.rpartition(": ")
                 if not (tail[:1] == " " and sep and k[1:2].islower()):  # §6.3: last field without " |"
                     junk, text = tail, text[: bar + 1]
-        it = Iteration(int(m.group("it")), int(m.group("total")), line_no, text)
-        it.rank = rank
         head = text[:i]
+        ts_text: str | None = None
         # " [2026-07-28 10:15:32.731983] " (core_v0.16+) or " [2025-09-05 16:08:14] " (<=0.15, Bridge)
         close = head.rfind("]")
         ts = head[head.rfind("[", 0, close) + 1: close] if close > 0 else ""
         if len(ts) >= 19 and ts[4] == "-" and ts[13] == ":" and not head[close + 1:].strip():
-            it.timestamp = ts
+            ts_text = ts
             head = head[: close - len(ts) - 1]
             if len(ts) > 19:
                 self.n_ts_us += 1
@@ -460,20 +346,15 @@ class _Parser:
                 self.pending_step = (float(ms.group("s")), float(ms.group("tf")))
                 self.bridge_markers += 1
                 head = head[: ms.start()]
-        if self.pending_step is not None:
-            it.step_time_s, it.model_tflops_per_gpu = self.pending_step
-            self.pending_step = None
+        step, self.pending_step = self.pending_step, None
+        marks: tuple[str, ...] = ()
         if self.marks:
-            it.marks = tuple(sorted(self.marks))
+            marks = tuple(sorted(self.marks))
             self.marks = set()
-        iters = self.iters
-        prev = iters.get(it.iteration)
-        if prev is not None and prev.text[i:] != text[i:]:
-            self.restarts += 1
-        iters[it.iteration] = it
+        self.table.add(line_no, rank, int(m.group("it")), int(m.group("total")), ts_text, text, end, step, marks)
         # Cheap NaN screen on the printed text before converting anything.
         if "nan iterations:   0 |" not in text or ": nan" in text or "inf " in text:
-            if it.has_nan():
+            if _line_has_nan(text[end:]):
                 self._nan(line_no, raw, rank)
         # Other ranks' text glued before/after the fields can still carry an error.
         if junk or (head and not head.isspace()):
@@ -489,13 +370,14 @@ class _Parser:
             self._try_iteration(pl, prank, ptext, praw, final=True)
         log = self.log
         log.lines = lines
-        log.iterations = sorted(self.iters.values(), key=lambda i: i.iteration)
+        self.table.finish()
+        log.iterations = IterationList(self.table)
         log.failures = self.diag.failures
         log.ranks = sorted(self.ranks)
         log.warnings = list(warnings)
-        if self.restarts:
+        if self.table.restarts:
             log.warnings.append(
-                f"{self.restarts} iteration number(s) logged twice with different values "
+                f"{self.table.restarts} iteration number(s) logged twice with different values "
                 "(restart from a checkpoint?); the later line was kept"
             )
         if self.n_progress > 50:

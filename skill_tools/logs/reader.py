@@ -18,6 +18,10 @@ from skill_tools.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 _SNIFF_BYTES = 8192
+CHUNK_BYTES = 1 << 20
+#: Longest line kept whole. Real log lines are far shorter (an iteration line is < 2 kB); a longer
+#: one (a tqdm bar redrawn with \r for hours, a dumped tensor) keeps its head and its tail.
+MAX_LINE_CHARS = 1 << 16
 
 # CSI sequences (colours, cursor moves) and OSC sequences (terminal titles).
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -119,53 +123,103 @@ class LogFile:
         self.path = Path(path)
         self.source = str(path)
         self.warnings: list[str] = []
+        self.long_lines = 0
         self.is_gzip, _ = _sniff(self.path)
 
     def lines(self) -> Iterator[str]:
         last = ""
-        for line in self._gzip_lines() if self.is_gzip else self._plain_lines():
+        for line in _split_capped(self._gzip_chunks() if self.is_gzip else self._plain_chunks(), self):
             last = line
             yield line
         if last and not last.endswith("\n"):
             self.warnings.append("last line has no newline: the log may be truncated mid-line")
+        if self.long_lines:
+            self.warnings.append(
+                f"{self.long_lines} line(s) longer than {MAX_LINE_CHARS:,} characters: kept their first and last "
+                f"{MAX_LINE_CHARS // 2:,} characters")
 
-    def _plain_lines(self) -> Iterator[str]:
-        with open(self.path, encoding="utf-8", errors="replace", newline="\n") as fh:
-            while True:
-                chunk = fh.readlines(1 << 20)
-                if not chunk:
-                    return
-                yield from chunk
-
-    def _gzip_lines(self) -> Iterator[str]:
-        """Stream-decompress (multi-member aware); a truncated or corrupt tail keeps what came before."""
+    def _plain_chunks(self) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        pending = ""
         with open(self.path, "rb") as fh:
             while True:
-                raw = fh.read(1 << 20)
+                raw = fh.read(CHUNK_BYTES)
+                if not raw:
+                    break
+                yield decoder.decode(raw)
+        yield decoder.decode(b"", final=True)
+
+    def _gzip_chunks(self) -> Iterator[str]:
+        """Stream-decompress (multi-member aware) in bounded pieces: a small file that inflates to a
+        huge line never has more than CHUNK_BYTES of it in memory. A truncated or corrupt tail keeps
+        what came before."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        with open(self.path, "rb") as fh:
+            while True:
+                raw = fh.read(CHUNK_BYTES)
                 if not raw:
                     break
                 try:
-                    data = z.decompress(raw)
-                    while z.eof and z.unused_data:  # concatenated gzip members
-                        rest = z.unused_data
-                        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                        data += z.decompress(rest)
+                    while raw:
+                        data = z.decompress(raw, CHUNK_BYTES)
+                        raw = z.unconsumed_tail
+                        if z.eof and z.unused_data:  # concatenated gzip members
+                            raw = z.unused_data + raw
+                            z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                        if data:
+                            yield decoder.decode(data)
                 except zlib.error as exc:
                     self.warnings.append(f"gzip data is corrupt ({exc}); parsed the text before that point")
                     break
-                text = pending + decoder.decode(data)
-                lines = text.split("\n")
-                pending = lines.pop()
-                for line in lines:
-                    yield line + "\n"
         if not z.eof:
             self.warnings.append("gzip stream ends early (truncated file); parsed the text before that point")
-        pending += decoder.decode(b"", final=True)
-        if pending:
-            yield pending
+        yield decoder.decode(b"", final=True)
+
+
+def _split_capped(chunks: Iterable[str], owner: "LogFile") -> Iterator[str]:
+    """Lines (with their newline) from text chunks. A line longer than MAX_LINE_CHARS keeps its first
+    and last MAX_LINE_CHARS // 2 characters (the tail of a tqdm line is its final state), so memory
+    stays bounded by the cap plus one chunk whatever the input."""
+    half = MAX_LINE_CHARS // 2
+    head = ""  # the start of a line still being read
+    tail = ""  # for an overlong line: its last `half` characters so far
+    dropped = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        parts = chunk.split("\n")
+        last = parts.pop()  # no newline after it (yet)
+        if parts:
+            first = parts[0]
+            if dropped or len(head) + len(first) > MAX_LINE_CHARS:
+                yield _overlong(head, tail, first, dropped, half, owner) + "\n"
+            else:
+                yield head + first + "\n"
+            head, tail, dropped = "", "", 0
+            for line in parts[1:]:
+                yield (line if len(line) <= MAX_LINE_CHARS else _overlong("", "", line, 0, half, owner)) + "\n"
+        if dropped or len(head) + len(last) > MAX_LINE_CHARS:
+            text = head + last if not dropped else tail + last
+            if not dropped:
+                head, text = text[:half], text[half:]
+            dropped += max(0, len(text) - half)
+            tail = text[-half:]
+        else:
+            head += last
+    if dropped:
+        yield _overlong(head, tail, "", dropped, half, owner)
+    elif head:
+        yield head
+
+
+def _overlong(head: str, tail: str, rest: str, dropped: int, half: int, owner: "LogFile") -> str:
+    owner.long_lines += 1
+    if not dropped:
+        line = head + rest
+        return line[:half] + f" …[{len(line) - 2 * half:,} characters dropped]… " + line[-half:]
+    text = (tail + rest)
+    dropped += max(0, len(text) - half)
+    return head + f" …[{dropped:,} characters dropped]… " + text[-half:]
 
 
 def read_lines(path: str | Path) -> Iterator[str]:

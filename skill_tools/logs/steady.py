@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from statistics import median
 from typing import Any
 
+import numpy as np
+
 from skill_tools.logs.parse import MARK_CAPTURE, MARK_CHECKPOINT, MARK_EVAL, Iteration, ParsedLog
-from skill_tools.stats import summarize
+from skill_tools.stats import BOOTSTRAP_MAX_N, summarize
 
 DEFAULT_EAGER_WARMUP = 3  # MCore's default cuda_graph_warmup_steps (transformer_config.py l.1023)
 
@@ -66,7 +67,7 @@ class SteadyState:
     p10_ms: float | None = None
     p90_ms: float | None = None
     ci95_ms: tuple[float, float] | None = None
-    samples_ms: list[float] = field(default_factory=list, repr=False)
+    samples_ms: Any = field(default_factory=list, repr=False)  # list, or a numpy array for large samples
     used_range: tuple[int, int] | None = None
     excluded: dict[str, int] = field(default_factory=dict)
     tflops_per_gpu: float | None = None
@@ -143,10 +144,22 @@ def detect_capture(log: ParsedLog, steady_median_ms: float | None = None) -> Cap
 
 
 def capture_iteration(log: ParsedLog) -> Iteration | None:
-    for it in log.iterations:
-        if MARK_CAPTURE in it.marks:
-            return it
-    return None
+    idx = np.flatnonzero(log.iterations.marked(MARK_CAPTURE))
+    return log.iterations[int(idx[0])] if len(idx) else None
+
+
+def _summary_np(xs: np.ndarray) -> tuple[float, float, float, float, tuple[float, float], str]:
+    """median, mean, p10, p90, 95% CI, method for a large sample: the same statistics as
+    skill_tools.stats.summarize (linear-interpolation quantiles, order-statistic median CI above
+    BOOTSTRAP_MAX_N samples), computed with numpy instead of Python loops."""
+    n = len(xs)
+    ys = np.sort(xs)
+    med = float(np.median(ys))
+    p10, p90 = (float(v) for v in np.quantile(ys, [0.10, 0.90]))
+    half = 1.959964 * math.sqrt(n) / 2.0
+    lo = float(ys[max(0, math.floor(n / 2.0 - half) - 1)])
+    hi = float(ys[min(n - 1, math.ceil(n / 2.0 + half))])
+    return med, float(ys.mean()), p10, p90, (lo, hi), "order-statistic"
 
 
 def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) -> SteadyState:
@@ -158,37 +171,53 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
 
     cap_it = capture_iteration(log)
     skip_to = warmup if warmup is not None else (None if cap_it else DEFAULT_EAGER_WARMUP)
-    used: list[Iteration] = []
-    for it in log.iterations:
-        if it.elapsed_ms is None or not math.isfinite(it.elapsed_ms):
-            drop("no elapsed time")
-        elif cap_it is not None and it.iteration <= cap_it.iteration:
-            drop("warmup and capture" if it.iteration == cap_it.iteration else "before capture (eager warmup)")
-        elif skip_to is not None and it.iteration <= skip_to:
-            drop("warmup")
-        elif MARK_CHECKPOINT in it.marks:
-            drop("interval with checkpoint save")
-        elif MARK_EVAL in it.marks:
-            drop("interval with evaluation")
-        elif MARK_CAPTURE in it.marks:
-            drop("interval with a graph capture")
-        else:
-            used.append(it)
-    if not used:
+    its = log.iterations
+    if not len(its):
+        return SteadyState(n=0, median_ms=None, excluded=excluded, reason="no per-iteration lines in the log")
+    num = its.numbers("iteration")
+    ms = its.attr("elapsed_ms")
+    # Same exclusion order as a per-line reading: the first reason that applies counts.
+    left = np.ones(len(num), dtype=bool)
+
+    def take(mask: np.ndarray, reason: str) -> None:
+        nonlocal left
+        hit = mask & left
+        k = int(hit.sum())
+        if k:
+            excluded[reason] = excluded.get(reason, 0) + k
+        left &= ~hit
+
+    take(~np.isfinite(ms), "no elapsed time")
+    if cap_it is not None:
+        take(num < cap_it.iteration, "before capture (eager warmup)")
+        take(num == cap_it.iteration, "warmup and capture")
+    if skip_to is not None:
+        take(num <= skip_to, "warmup")
+    take(its.marked(MARK_CHECKPOINT), "interval with checkpoint save")
+    take(its.marked(MARK_EVAL), "interval with evaluation")
+    take(its.marked(MARK_CAPTURE), "interval with a graph capture")
+    used_idx = np.flatnonzero(left)
+    if not len(used_idx):
         reason = "no steady-state iterations left after excluding " + (", ".join(excluded) or "nothing")
-        if not log.iterations:
-            reason = "no per-iteration lines in the log"
         return SteadyState(n=0, median_ms=None, excluded=excluded, reason=reason)
-    xs = [it.elapsed_ms for it in used]  # type: ignore[misc]
-    s = summarize(xs, seed=seed)
-    n, med, mean, p10, p90, ci, method = s.n, s.median, s.mean, s.p10, s.p90, (s.ci95_low, s.ci95_high), s.ci_method
-    tf = [it.tflops_per_gpu for it in used if it.tflops_per_gpu is not None]
-    mtf = [it.model_tflops_per_gpu for it in used if it.model_tflops_per_gpu is not None]
-    sps = [
-        it.global_batch_size / (it.elapsed_ms / 1000.0)
-        for it in used
-        if it.global_batch_size and it.elapsed_ms
-    ]
+    xs = ms[used_idx]
+    if len(xs) > BOOTSTRAP_MAX_N:
+        med, mean, p10, p90, ci, method = _summary_np(xs)
+        n = len(xs)
+    else:
+        s = summarize(xs.tolist(), seed=seed)
+        n, med, mean, p10, p90, ci, method = s.n, s.median, s.mean, s.p10, s.p90, (s.ci95_low, s.ci95_high), s.ci_method
+    tf = its.attr("tflops_per_gpu")[used_idx]
+    mtf = its.numbers("model_tflops_per_gpu")[used_idx]
+    gbs = its.attr("global_batch_size")[used_idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sps = gbs / (xs / 1000.0)
+    ok = np.isfinite(sps) & (gbs > 0) & (xs > 0)
+
+    def med_of(a: np.ndarray) -> float | None:
+        a = a[np.isfinite(a)]
+        return float(np.median(a)) if len(a) else None
+
     what = f"after the capture iteration {cap_it.iteration}" if cap_it else f"after {skip_to or 0} warmup iterations"
     return SteadyState(
         n=n,
@@ -198,12 +227,12 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
         p90_ms=p90,
         ci95_ms=ci,
         ci_method=method,
-        samples_ms=xs,
-        used_range=(used[0].iteration, used[-1].iteration),
+        samples_ms=xs.tolist() if len(xs) <= BOOTSTRAP_MAX_N else xs,
+        used_range=(int(num[used_idx[0]]), int(num[used_idx[-1]])),
         excluded=excluded,
-        tflops_per_gpu=median(tf) if tf else None,
-        model_tflops_per_gpu=median(mtf) if mtf else None,
-        samples_per_s=median(sps) if sps else None,
+        tflops_per_gpu=med_of(tf),
+        model_tflops_per_gpu=med_of(mtf),
+        samples_per_s=med_of(sps[ok]) if ok.any() else None,
         reason=f"{n} logged iterations {what}",
     )
 
