@@ -19,7 +19,7 @@ from skill_tools.errors import InputError
 
 SKILL_MAX_LINES = 500
 #: Markdown files whose relative links must resolve.
-LINKED_DOCS = ("SKILL.md", "README.md", "BENCHMARK.md", "references/*.md", "evals/README.md")
+LINKED_DOCS = ("SKILL.md", "README.md", "BENCHMARK.md", "skill-card.md", "references/*.md", "evals/README.md")
 #: Inline `code` spans under these project folders are checked too. `tests/`, `examples/` and
 #: `scripts/` are left out: upstream Megatron paths cited in the docs start with them as well.
 PATH_PREFIXES = ("references/", "evals/", "skill_tools/", "benchmarks/")

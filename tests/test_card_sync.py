@@ -66,11 +66,17 @@ def test_expected_change_direction_follows_the_confidence_interval(skill: Path) 
 
 def test_sync_writes_then_check_is_clean_and_comments_survive(skill: Path) -> None:
     report = sync(skill)
-    assert sorted(report.written) == ["BENCHMARK.md", "card.yaml", "references/rules.md"]
+    assert sorted(report.written) == ["BENCHMARK.md", "benchmarks/measured.yaml", "card.yaml", "references/rules.md"]
     text = (skill / "card.yaml").read_text()
     assert "# A hand-written comment that sync must keep." in text and "# inline comment kept" in text
     card = yaml.safe_load(text)
     assert card["title"] == "test card" and isinstance(card["measured_results"], list)
+    # catalog shapes: one date string, one compact entry per harness file naming it
+    assert card["validated_on"] == "2026-01-04"  # the eval report; the helper-speed file (01-05) does not count
+    assert sorted(e["results_file"] for e in card["measured_results"]) == ["2026-01-02-training-h200.json",
+                                                                           "2026-01-03-inference-h200.json"]
+    detail = yaml.safe_load((skill / "benchmarks" / "measured.yaml").read_text())
+    assert len(detail["measured_results"]) == 7 and len(card["expected_metric_change"]) <= 6
     assert sync(skill, check=True).stale == []
     assert sync(skill).written == []  # idempotent
 
@@ -78,20 +84,24 @@ def test_sync_writes_then_check_is_clean_and_comments_survive(skill: Path) -> No
 def test_check_detects_a_hand_edited_number_and_a_new_results_file(skill: Path) -> None:
     sync(skill)
     card = skill / "card.yaml"
-    card.write_text(card.read_text().replace("speedup_vs_eager: 1.25", "speedup_vs_eager: 1.9"))
+    card.write_text(card.read_text().replace("x1.25 [1.20, 1.30]", "x1.90 [1.20, 1.30]"))
     assert sync(skill, check=True).stale == ["card.yaml"]
+    sync(skill)
+    detail = skill / "benchmarks" / "measured.yaml"
+    detail.write_text(detail.read_text().replace("speedup_vs_eager: 1.25", "speedup_vs_eager: 1.9"))
+    assert sync(skill, check=True).stale == ["benchmarks/measured.yaml"]
     sync(skill)
     data = json.loads((FIXTURES / "results" / "2026-01-02-training-h200.json").read_text())
     data["date"] = "2026-02-01"
     (skill / "benchmarks" / "results" / "2026-02-01-training-h200.json").write_text(json.dumps(data))
-    assert sorted(sync(skill, check=True).stale) == ["BENCHMARK.md", "card.yaml"]
+    assert sorted(sync(skill, check=True).stale) == ["BENCHMARK.md", "benchmarks/measured.yaml", "card.yaml"]
 
 
 def test_benchmark_md_has_date_gpu_versions_and_eval_gate(skill: Path) -> None:
     files, _ = load_results(skill)
     md = render_benchmark(files)
     for needle in ("2026-01-02", "NVIDIA H200", "0.19.2", "2.10.0", "570.00", "x1.25 [1.20, 1.30]",
-                   "Gate: PASS", "with_skill", "Uplift with vs without the skill: mean 0.310",
+                   "Gate: PASS", "with_skill", "(sample answers, not an agent: how far the rubric separates them): mean 0.310",
                    "evals-score-speed", "within budget"):
         assert needle in md, needle
     assert md == render_benchmark(files)  # deterministic
@@ -123,7 +133,8 @@ def test_unknown_json_is_skipped_not_fatal(skill: Path) -> None:
 def test_cli_check_exit_codes_and_json(skill: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["card", "sync", "--check", "--root", str(skill), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["ok"] is False and sorted(out["stale"]) == ["BENCHMARK.md", "card.yaml", "references/rules.md"]
+    assert out["ok"] is False and sorted(out["stale"]) == ["BENCHMARK.md", "benchmarks/measured.yaml", "card.yaml",
+                                                          "references/rules.md"]
     assert main(["card", "sync", "--root", str(skill)]) == 0
     capsys.readouterr()
     assert main(["card", "sync", "--check", "--root", str(skill), "--json"]) == 0

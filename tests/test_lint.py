@@ -38,9 +38,9 @@ def _card() -> str:
         if f in ("enable_when", "avoid_when"):
             lines.append(f"{f}:\n  - something")
         elif f == "validation_status":
-            lines.append(f"{f}:\n  - claim: c\n    status: verified\n    verified_by: tests/test_lint.py")
+            lines.append(f"{f}:\n  some_claim: [measured]")
         elif f == "validated_on":
-            lines.append(f"{f}:\n  - gpu: H200")
+            lines.append(f'{f}: "2026-01-01"')
         else:
             lines.append(f"{f}: some text")
     return "\n".join(lines) + "\n"

@@ -78,12 +78,33 @@ def run(args: argparse.Namespace) -> int:
         executor = Executor(Path(args.cache_dir), steps=args.exec_steps, timeout_s=args.exec_timeout)
     report = score_all(taskset, records, threshold=args.threshold, executor=executor)
     report["answers_file"] = str(answers_path)
+    report.update(_provenance(args))
     if args.markdown:
         _write(args.markdown, rep.markdown(report, title=f"Eval scores: {Path(answers_path).name}"))
     if args.json_out:
         _write(args.json_out, rep.to_json(report))
     print(rep.to_json(report) if args.json else rep.text_table(report))
     return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
+
+
+def _provenance(args: argparse.Namespace) -> dict:
+    """Who scored what: the evaluator, the task set's digest and, for `evals run`, the agent that answered.
+
+    BENCHMARK.md reports per-agent rows only for reports that carry ``agent_run``.
+    """
+    import hashlib
+    import shlex
+
+    from skill_tools import __version__
+
+    out: dict = {"evaluator": f"skill-tools evals {__version__}",
+                 "dataset_digest": "sha256:" + hashlib.sha256(Path(args.evals).read_bytes()).hexdigest()}
+    if args.evals_command == "run":
+        program = Path(shlex.split(args.agent_cmd)[0]).name
+        out["agent_run"] = {"agent": args.agent_name or program, "program": program,
+                            "conditions": (["with_skill"] if args.with_skill else [])
+                            + (["without_skill"] if args.without_skill else [])}
+    return out
 
 
 def _collect(args: argparse.Namespace, taskset) -> Path:
