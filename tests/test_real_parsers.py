@@ -307,3 +307,34 @@ def test_hydra_comma_value_is_a_sweep_finding():
     clean = _rules("model.cuda_graph_impl=transformer_engine\nmodel.cuda_graph_scope=[attn,mlp]\n"
                    "model.use_te_rng_tracker=true\nrng.te_rng_tracker=true\n", "0.16.1", "hydra")
     assert "hydra-override-sweep" not in clean
+
+
+# --------------------------------------------------------------------------------------------
+# key typos in any section
+# --------------------------------------------------------------------------------------------
+
+
+def test_graph_key_typo_without_graph_in_its_name_is_refused():
+    from skill_tools.errors import InputError
+
+    with pytest.raises(InputError, match="did you mean 'model.cuda_graph_impl'"):
+        api.load("model:\n  cuda_grpah_impl: local\n", "yaml")
+
+
+@pytest.mark.parametrize("text,fmt,key", [
+    ("train:\n  micro_batch_sise: 2\n", "yaml", "train.micro_batch_size"),
+    ("optimizer.weight_decey=0.1\n", "hydra", "optimizer.weight_decay"),
+    ("cfg.ddp.overlap_grad_reduse = True\n", "python", "ddp.overlap_grad_reduce"),
+    ("python scripts/performance/run_script.py --cuda_graph_impl local model.moe_token_dispacher_type=alltoall\n",
+     "run_script", "model.moe_token_dispatcher_type"),
+])
+def test_key_typos_in_any_section_get_did_you_mean(text, fmt, key):
+    report = api.validate(text, "0.19.2", fmt=fmt)
+    hits = [f for f in report.findings if f.rule == "config-key-unknown"]
+    assert hits and f"did you mean {key!r}" in hits[0].message, [f.message for f in report.findings]
+
+
+def test_every_key_of_the_examples_is_known():
+    for path in EXAMPLES:
+        report = api.validate(str(path), "0.19.2")
+        assert not [f for f in report.findings if f.rule == "config-key-unknown"], path

@@ -59,7 +59,7 @@ def check_keys(cfg: CanonicalConfig) -> None:
                 raise InputError(loc.source, f"unknown section {section!r} (did you mean {close[0]!r}?)", line=loc.line,
                                  hint=f"rename it to {close[0]!r}")
         if key not in known and section in ("model", "rng", "rerun_state_machine", "ddp") and (
-                "graph" in rest or "rng" in rest or "nan" in rest):
+                "graph" in rest or "rng" in rest or "nan" in rest or _keyed_typo(cfg, key)):
             close = difflib.get_close_matches(key, _GRAPH_KEYS, n=1, cutoff=0.85)
             if close and close[0] != key:
                 loc = cfg.location(key)
@@ -70,6 +70,17 @@ def check_keys(cfg: CanonicalConfig) -> None:
             loc = cfg.location(key)
             raise InputError(loc.source, f"{key} must be {_type_name(types)}, got {type(value).__name__} {value!r}",
                              line=loc.line, hint="fix the value's type")
+
+
+def _keyed_typo(cfg: CanonicalConfig, key: str) -> bool:
+    """A key a person wrote (not one a flag mapped to) that no section has: ``cuda_grpah_impl``
+    holds no 'graph', yet is one letter swap from a graph key."""
+    from skill_tools.rules.key_checks import section_keys
+
+    if cfg.fmt in ("megatron_lm", "run_script"):
+        return False
+    section, _, rest = key.partition(".")
+    return rest.split(".", 1)[0] not in section_keys().get(section, frozenset())
 
 
 def _type_ok(value: Any, types: tuple[type, ...]) -> bool:

@@ -1,0 +1,62 @@
+"""Config keys that no ConfigContainer section has, close to one it has: a typo the config
+classes would reject (Bridge's dataclasses take no unknown field) or, in dict-built and
+override-built configs, a setting that silently keeps its default.
+
+The field names per section are data (``data/config_keys.json``) extracted with ``ast`` from
+Bridge's ``ConfigContainer`` and the Megatron-LM classes it builds on
+(``scripts/extract_config_keys.py``)."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from typing import Any, Iterator
+
+from skill_tools.config.cli_tables import DATA
+from skill_tools.rules.checks import Ctx, check
+
+#: Sections whose classes are open-ended (PEFT subclasses, a dtype string): not checked.
+_OPEN_SECTIONS = frozenset({"peft", "mixed_precision", "env_vars"})
+#: Formats whose keys are written by a person (flag formats map flags to keys themselves).
+_KEYED_FORMATS = frozenset({"yaml", "json", "python", "hydra", "dict", "object"})
+
+
+@functools.lru_cache(maxsize=1)
+def section_keys() -> dict[str, frozenset[str]]:
+    data = json.loads((DATA / "config_keys.json").read_text(encoding="utf-8"))
+    return {k: frozenset(v) for k, v in data["sections"].items()}
+
+
+def close_key(key: str) -> str | None:
+    """For ``model.cuda_grpah_impl``: ``model.cuda_graph_impl``; None when the key is known,
+    its section is not checked, or nothing is close."""
+    section, _, rest = key.partition(".")
+    field = rest.split(".", 1)[0]
+    known = section_keys().get(section)
+    if not field or known is None or section in _OPEN_SECTIONS or field in known:
+        return None
+    match = difflib.get_close_matches(field, sorted(known), n=1, cutoff=0.85)
+    return f"{section}.{match[0]}" if match else None
+
+
+def _written_keys(ctx: Ctx) -> list[str]:
+    if ctx.cfg.fmt in _KEYED_FORMATS:
+        return list(ctx.cfg.values)
+    # run_script.py lines: only the Hydra overrides at the end name keys
+    out = []
+    for token, _ in ctx.cfg.overrides:
+        key = token.split("=", 1)[0].lstrip("+~")
+        out.append(key if "." in key else "model." + key)
+    return out
+
+
+@check("config-key-unknown")
+def _unknown_key(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    for key in _written_keys(ctx):
+        match = close_key(key)
+        if match is None:
+            continue
+        value = ctx.cfg.get(key)
+        yield {"key": key, "match": match, "keys": [key],
+               "fix": {key: "<remove>", match: value}}
