@@ -102,3 +102,63 @@ def test_no_config_in_plain_prose():
 def test_rejected_blocks_are_marked():
     ex = extract_config(f"{F}yaml\nmodel: !!python/object/apply:os.system ['id']\n{F}")
     assert ex.blocks[0].role == REJECTED and ex.unsafe
+
+
+# --- candidates and their polarity: decided by each setting's own clause, not by earlier words ---
+
+F3 = "```"
+
+
+def test_block_introduced_by_instead_of_is_recommended():
+    ex = extract_config(f"Instead of the old local + full_iteration scope, use:\n{F3}yaml\nmodel:\n"
+                        f"  cuda_graph_impl: full_iteration\n{F3}", era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_rejected_value_is_not_a_recommendation():
+    ex = extract_config("`cuda_graph_impl=full_iteration` is rejected on 0.16; use `cuda_graph_impl=local` "
+                        "with `cuda_graph_scope=[\"full_iteration\"]`.", era="legacy")
+    assert ex.config.get("model.cuda_graph_impl") == "local"
+    assert ex.counter_config.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_x_instead_of_y_in_one_sentence():
+    ex = extract_config("Set cuda_graph_impl=transformer_engine instead of cuda_graph_impl=local.")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.counter_config.get("model.cuda_graph_impl") == "local"
+
+
+def test_drop_and_pad_is_not_a_negation():
+    ex = extract_config('For drop-and-pad MoE set model.cuda_graph_scope=["attn","moe"].')
+    assert ex.config.get("model.cuda_graph_scope") == ["attn", "moe"]
+
+
+def test_era_aside_and_alternative_are_kept_apart():
+    ex = extract_config('Use cuda_graph_modules=["attn"] on 0.18+ (cuda_graph_scope=["attn"] on 0.16-0.17), '
+                        'optionally widening to cuda_graph_modules=["attn","mlp"].', era="current")
+    assert dict(ex.config) == {"model.cuda_graph_modules": ["attn"]}
+    assert dict(ex.other_era) == {"model.cuda_graph_scope": ["attn"]}
+    assert [dict(a) for a in ex.alternatives] == [{"model.cuda_graph_modules": ["attn", "mlp"]}]
+    legacy = extract_config(ex_text := 'Use cuda_graph_modules=["attn"] on 0.18+ (cuda_graph_scope=["attn"] on 0.16-0.17).',
+                            era="legacy")
+    assert dict(legacy.config) == {"model.cuda_graph_scope": ["attn"]}, ex_text
+
+
+def test_old_era_block_is_that_eras_spelling_but_before_is_rejected():
+    text = (f"Old (0.16-0.17):\n{F3}yaml\nmodel:\n  cuda_graph_scope: [attn]\n{F3}\n"
+            f"New (0.18+):\n{F3}yaml\nmodel:\n  cuda_graph_modules: [attn]\n{F3}\n")
+    assert dict(extract_config(text, era="legacy").config) == {"model.cuda_graph_scope": ["attn"]}
+    assert dict(extract_config(text, era="current").config) == {"model.cuda_graph_modules": ["attn"]}
+    before = extract_config(f"Before:\n{F3}yaml\nmodel:\n  cuda_graph_impl: local\n{F3}\nAfter:\n{F3}yaml\n"
+                            f"model:\n  cuda_graph_impl: transformer_engine\n{F3}\n")
+    assert before.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_extraction_is_linear_in_answer_length():
+    import time
+    chunk = "Set `model.cuda_graph_impl=transformer_engine` and do not use cuda_graph_scope=full_iteration; keep it. "
+    for n in (10_000, 100_000):
+        start = time.process_time()
+        extract_config((chunk * (n // len(chunk) + 1))[:n])
+        elapsed = time.process_time() - start
+    assert elapsed < 20.0, elapsed  # was 16-195 s when every match rescanned the text before it

@@ -154,7 +154,11 @@ def test_execute_caches_by_config_hash(taskset, tmp_path):
     again = Executor(tmp_path / "cache", runner=lambda *a, **k: pytest.fail("cache miss"))
     score_all(taskset, answers[:1], executor=again)
     assert again.cached == 1
-    cfg = extract_config(answers[0].answer).config
+    from skill_tools.evaluation.score import Scorer
+    from skill_tools.evaluation.setup import task_setup
+    setup = task_setup(taskset.tasks["dense-te-scoped-bringup"].data)
+    cfg = Scorer._on_setup(extract_config(answers[0].answer).config, setup)  # executed on the task's setup
+    assert cfg.get("model.tensor_model_parallel_size") == 1  # "TP=1" in the question
     assert (tmp_path / "cache" / f"{config_hash(cfg, 'dense', 6)}.json").is_file()
 
 
@@ -205,3 +209,27 @@ def test_validation_uses_the_task_context(taskset):
     dense = snippet.replace("cfg.rng.te_rng_tracker = True\n", "cfg.rng.te_rng_tracker = True\ncfg.model.num_moe_experts = None\n")
     v = checks(one(taskset, "moe-dropless-bringup", dense), "validates")[0]
     assert v["score"] == 0.0 and "moe-scope-needs-moe-model" in v["explanation"], v
+
+
+def test_fatal_finding_caps_below_threshold(taskset):
+    good = ("Start with TE scoped graphs: `cuda_graph_impl=transformer_engine`, `cuda_graph_modules=[\"attn\"]`, "
+            "`model.use_te_rng_tracker=True`, `rng.te_rng_tracker=True`. Keep static sequence length and fixed "
+            "micro-batch size. Profile eager first with nsys and compare steady-state replay iterations after capture.")
+    fatal = good.replace('`model.use_te_rng_tracker=True`, `rng.te_rng_tracker=True`',
+                         '`model.use_te_rng_tracker=False`, `rng.te_rng_tracker=False`')
+    g, f = one(taskset, "dense-te-scoped-bringup", good), one(taskset, "dense-te-scoped-bringup", fatal)
+    assert g["passed"] and not g["fatal"], g["fatal"]
+    assert not f["passed"] and f["fatal"] and f["score"] < f["raw_score"]
+
+
+def test_negated_concept_does_not_earn_it(taskset):
+    ans = one(taskset, "dense-te-scoped-bringup", "You do not need static shapes with graphs.")
+    c = [c for c in checks(ans, "concept") if c["name"] == "static shapes"][0]
+    assert c["score"] == 0.0 and "negated" in c["explanation"]
+
+
+def test_moe_setup_from_the_task_is_the_base(taskset):
+    ans = one(taskset, "moe-dropless-bringup", "Use `cuda_graph_impl=transformer_engine` with "
+              "`cuda_graph_modules=[\"attn\",\"moe_router\",\"moe_preprocess\"]`.")
+    v = checks(ans, "validates")
+    assert v and v[0]["score"] == 1.0, v

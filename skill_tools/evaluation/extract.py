@@ -7,8 +7,11 @@ inline ``key=value`` prose) and hands each fragment's text to the canonical read
 with a safe loader. Before that, every fragment is screened: code-execution attempts,
 YAML tags, alias bombs and oversized input become findings and the fragment is dropped.
 
-Fragments introduced as counterexamples ("before:", "don't use", ``-`` lines of a diff)
-are parsed but kept apart from the suggested config.
+Every fragment is a *candidate* with a polarity (:mod:`polarity`): recommended, rejected
+("before:", "don't use", "X is rejected on 0.16", the ``-`` lines of a diff), an alternative
+("optionally widen to ...") and, where its clause or introducing sentence names one, the MCore
+era it is written for. The config that is scored is the recommended candidates for the task's
+era (:meth:`Extraction.select`); alternatives and the other era's spelling are kept apart.
 """
 
 from __future__ import annotations
@@ -21,6 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
+from skill_tools.evaluation.polarity import (
+    ALTERNATIVE,
+    LinePolarity,
+    heading_era,
+    intro_polarity,
+)
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -28,7 +37,7 @@ MAX_BLOCKS = 100
 MAX_YAML_ALIASES = 20
 MAX_NESTING = 40
 
-SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"
+SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"  # rejected: screened out
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -37,12 +46,6 @@ _LANG = {
     "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "zsh": "shell",
     "text": "auto", "txt": "auto", "": "auto", "ini": "shell", "diff": "diff", "patch": "diff",
 }
-_COUNTER_CUE = re.compile(
-    r"\b(before|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|instead of|"
-    r"rather than|not this|bad|failing|fails|crash(?:es|ed)?)\b", re.I)
-_NOT_A_CUE = re.compile(r"\b(don'?t|do not) (forget|miss)\b", re.I)
-_AFFIRM_CUE = re.compile(r"\b(after|fixed|corrected|correct|recommended|should be|becomes|new config|new spelling)\b", re.I)
-_NEGATION = re.compile(r"\b(don'?t|do not|never|avoid|instead of|rather than|not|no|no longer|without|remove|drop)\b", re.I)
 _DANGER_TEXT = re.compile(
     r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
     r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.", re.I)
@@ -88,14 +91,17 @@ class Block:
     text: str
     line: int  # 1-based line in the answer where the fragment starts
     origin: str = "fenced"  # fenced | inline | prose
-    role: str = SUGGESTED
+    role: str = SUGGESTED  # suggested (recommended) | counterexample (rejected) | alternative | rejected (screened)
+    era: str | None = None  # legacy | current when the answer writes it for one era
+    why: str = ""
     keys: list[str] = field(default_factory=list)
     error: str | None = None
+    cfg: CanonicalConfig | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         text = self.text if len(self.text) <= 400 else self.text[:400] + "…"
-        return {"kind": self.kind, "origin": self.origin, "role": self.role, "line": self.line,
-                "keys": self.keys, "error": self.error, "text": text}
+        return {"kind": self.kind, "origin": self.origin, "role": self.role, "era": self.era, "why": self.why,
+                "line": self.line, "keys": self.keys, "error": self.error, "text": text}
 
 
 @dataclass
@@ -106,6 +112,36 @@ class Extraction:
     blocks: list[Block]
     findings: list[Finding]
     counter_config: CanonicalConfig
+    era: str | None = None  # the era the config was selected for
+    alternatives: list[CanonicalConfig] = field(default_factory=list)
+    other_era: CanonicalConfig | None = None
+
+    def select(self, era: str | None) -> "Extraction":
+        """The recommended candidates for ``era`` (legacy | current | None: untagged only) merged in order."""
+        source = self.config.source
+        config = CanonicalConfig(source=source, fmt="answer")
+        counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
+        other = CanonicalConfig(source=source, fmt="answer-other-era")
+        alts: list[CanonicalConfig] = []
+        for b in self.blocks:
+            if b.cfg is None or b.error is not None or b.role == REJECTED:
+                continue
+            if b.role == COUNTEREXAMPLE:
+                _merge(counter, b.cfg)
+            elif b.era is not None and era is not None and b.era != era:
+                _merge(other, b.cfg)
+            elif b.era is not None and era is None:
+                continue
+            elif b.role == ALTERNATIVE:
+                alts.append(b.cfg)
+            else:
+                _merge(config, b.cfg)
+        self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
+        return self
+
+    @property
+    def eras_written(self) -> set[str]:
+        return {b.era for b in self.blocks if b.era and b.cfg is not None and b.role != COUNTEREXAMPLE}
 
     @property
     def unsafe(self) -> bool:
@@ -116,8 +152,16 @@ class Extraction:
         return [b for b in self.blocks if b.role == SUGGESTED and b.error is None]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"config": self.config.to_dict(), "blocks": [b.to_dict() for b in self.blocks],
+        return {"config": self.config.to_dict(), "era": self.era, "blocks": [b.to_dict() for b in self.blocks],
+                "alternatives": [a.to_dict() for a in self.alternatives],
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
+
+
+def _merge(into: CanonicalConfig, cfg: CanonicalConfig) -> None:
+    for key, value in cfg.values.items():
+        into.set(key, value, cfg.locations.get(key))
+    into.env.update(cfg.env)
+    into.unparsed.extend(cfg.unparsed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -125,7 +169,7 @@ class Extraction:
 # --------------------------------------------------------------------------------------------
 
 
-def extract_config(text: str, source: str = "<answer>") -> Extraction:
+def extract_config(text: str, source: str = "<answer>", era: str | None = "auto") -> Extraction:
     """Locate, screen and read every config fragment of ``text``. Never executes anything."""
     findings: list[Finding] = []
     if not isinstance(text, str):
@@ -145,14 +189,22 @@ def extract_config(text: str, source: str = "<answer>") -> Extraction:
             block.role = REJECTED
             block.error = problem.message
             findings.append(problem)
-    config = CanonicalConfig(source=source, fmt="answer")
-    counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
     read_text = _reader(findings)
     for block in blocks:
         if block.role == REJECTED or read_text is None:
             continue
-        _read_block(block, read_text, source, config if block.role == SUGGESTED else counter, findings)
-    return Extraction(config=config, blocks=blocks, findings=findings, counter_config=counter)
+        _read_block(block, read_text, source, findings)
+    ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
+                    counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
+    return ex.select(_auto_era(ex) if era == "auto" else era)
+
+
+def _auto_era(ex: Extraction) -> str | None:
+    """Without a stated era: the one era the answer writes for, or the current one when it writes both."""
+    written = ex.eras_written
+    if len(written) == 1:
+        return next(iter(written))
+    return "current" if written else None
 
 
 def _reader(findings: list[Finding]):
@@ -164,11 +216,14 @@ def _reader(findings: list[Finding]):
     return read_text
 
 
-def _read_block(block: Block, read_text, source: str, into: CanonicalConfig, findings: list[Finding]) -> None:
+def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -> None:
+    """Read one candidate into its own config (``block.cfg``); :meth:`Extraction.select` merges them."""
+    into = CanonicalConfig(source=source, fmt="answer")
     if block.kind == "env":
         for name, value in _env_pairs(block.text):
             into.env[name] = value
         block.keys = sorted("env." + n for n, _ in _env_pairs(block.text))
+        block.cfg = into
         return
     where = f"{source}:{block.line}"
     try:
@@ -186,6 +241,7 @@ def _read_block(block: Block, read_text, source: str, into: CanonicalConfig, fin
     into.env.update(cfg.env)
     if cfg.unparsed:
         into.unparsed.extend(cfg.unparsed)
+    block.cfg = into
 
 
 # --------------------------------------------------------------------------------------------
@@ -197,41 +253,37 @@ def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
     i = 0
     prose_start = 0
+    section: list[str | None] = [None]  # the era named by the latest heading
     while i < len(lines):
         m = _FENCE.match(lines[i])
         if not m:
             i += 1
             continue
-        yield from _prose_blocks(lines, prose_start, i)
+        yield from _prose_blocks(lines, prose_start, i, section)
         fence, lang = m.group(1), m.group(2).lower()
         j = i + 1
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
         body = "\n".join(lines[i + 1:j])
-        role = _role_from_context(lines, i, body)
-        yield from _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, role)
+        pol = _intro(lines, i, body, section[0])
+        for block in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role):
+            block.era = block.era or pol.era
+            block.why = block.why or pol.why
+            yield block
         i = j + 1
         prose_start = i
-    yield from _prose_blocks(lines, prose_start, len(lines))
+    yield from _prose_blocks(lines, prose_start, len(lines), section)
 
 
-def _role_from_context(lines: list[str], fence_index: int, body: str) -> str:
-    """A fragment is a counterexample when the prose just above it (or its own first comment)
-    introduces it as old, wrong or to be avoided."""
+def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
+    """The block's polarity from the sentence just above it (or its own first comment)."""
     context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
     lead = context[-1].strip() if context else ""
     if lead and not (lead.endswith(":") or len(lead) <= 60):
-        lead = ""  # only an introducing line ("Before:", "Don't do this:") sets the role
+        lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
     first = body.lstrip().split("\n", 1)[0] if body.strip() else ""
     comment = first if first.lstrip().startswith(("#", "//")) else ""
-    for cue_text in (comment, _last_sentence(lead)):
-        if not cue_text or _NOT_A_CUE.search(cue_text):
-            continue
-        if _AFFIRM_CUE.search(cue_text):
-            return SUGGESTED
-        if _COUNTER_CUE.search(cue_text):
-            return COUNTEREXAMPLE
-    return SUGGESTED
+    return intro_polarity(_last_sentence(lead), comment, section_era)
 
 
 def _last_sentence(text: str) -> str:
@@ -246,7 +298,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         plus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("+") and not ln.startswith("+++")))
         minus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("-") and not ln.startswith("---")))
         if minus.strip():
-            yield from _fenced_blocks(minus, "auto", line, COUNTEREXAMPLE)
+            for block in _fenced_blocks(minus, "auto", line, COUNTEREXAMPLE):
+                block.why = "a removed line of a diff"
+                yield block
         if plus.strip():
             yield from _fenced_blocks(plus, "auto", line, role)
         return
@@ -342,27 +396,35 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
 
 
-def _prose_blocks(lines: list[str], start: int, end: int) -> Iterator[Block]:
-    """Inline code spans and bare ``key=value`` pairs in the prose between fences."""
+def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
+    """Inline code spans and bare ``key=value`` pairs in the prose between fences, each judged
+    by its own clause (:class:`polarity.LinePolarity`)."""
     for idx in range(start, end):
         text = lines[idx]
         if not text.strip():
             continue
+        is_heading, era = heading_era(text)
+        if is_heading:
+            section[0] = era
         ln = idx + 1
-        spans = [(m.start(), m.end(), m.group(1)) for m in _INLINE_CODE.finditer(text)]
-        for s, _e, code in spans:
-            role = COUNTEREXAMPLE if _negated(text, s) else SUGGESTED
-            yield from _inline_code(code, ln, role)
+        pol = LinePolarity(text, section[0])
+        for m in _INLINE_CODE.finditer(text):
+            p = pol.at(m.start(), m.end())
+            for block in _inline_code(m.group(1), ln, p.role):
+                block.era, block.why = p.era, p.why
+                yield block
         masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
         for m in _PROSE_KV.finditer(masked):
             key, value = m.group(1), m.group(2)
             if "://" in value:
                 continue
-            role = COUNTEREXAMPLE if _negated(masked, m.start()) else SUGGESTED
+            p = pol.at(m.start(), m.end())
             if key.isupper():
-                yield Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", role)
+                block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
             else:
-                yield Block("hydra", f"{_strip_root(key)}={value}", ln, "prose", role)
+                block = Block("hydra", f"{_strip_root(key)}={value}", ln, "prose", p.role)
+            block.era, block.why = p.era, p.why
+            yield block
 
 
 def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
@@ -387,14 +449,6 @@ def _strip_root(key: str) -> str:
     if len(parts) >= 3 and parts[0] not in SECTIONS and parts[1] in SECTIONS:
         return ".".join(parts[1:])
     return key
-
-
-def _negated(text: str, pos: int) -> bool:
-    """Whether the sentence holding ``pos`` negates what comes at ``pos`` (before it, same sentence)."""
-    head = text[:pos]
-    cut = max(head.rfind(". "), head.rfind("; "), head.rfind("! "), head.rfind("? "))
-    clause = head[cut + 1:] if cut >= 0 else head
-    return bool(_NEGATION.search(clause))
 
 
 def _env_pairs(text: str) -> Iterator[tuple[str, str]]:

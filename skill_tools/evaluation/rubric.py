@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations, read_intent
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.evaluation.extract import Extraction, _negated
+from skill_tools.evaluation.extract import Extraction
+from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED, LinePolarity, Polarity
 
 GRAPH_KEY_MARKERS = ("cuda_graph", "te_rng_tracker", "enable_cuda_graph", "external_cuda_graph")
 _CONTEXT = 70
@@ -30,6 +31,7 @@ class CheckResult:
     score: float | None
     explanation: str
     evidence: str = ""
+    fatal: bool = False  # a contradicted requirement or a validator error of the answer's own settings
 
     @property
     def passed(self) -> bool | None:
@@ -37,7 +39,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "name": self.name, "score": self.score, "passed": self.passed,
-                "explanation": self.explanation, "evidence": self.evidence}
+                "fatal": self.fatal, "explanation": self.explanation, "evidence": self.evidence}
 
 
 @dataclass
@@ -49,7 +51,23 @@ class AnswerContext:
     era: Era
     validation: dict[str, Any] | None = None  # {"errors": [...], "warnings": [...]} or {"skipped": reason}
     execution: dict[str, Any] | None = None  # ExecutionResult.to_dict() or {"skipped": reason}
+    answer_keys: frozenset[str] = frozenset()  # keys the answer itself sets (not the task's context)
     _norm: str | None = field(default=None, repr=False)
+    _lines: list[int] | None = field(default=None, repr=False)
+    _pol: dict[int, LinePolarity] = field(default_factory=dict, repr=False)
+
+    def polarity(self, pos: int, length: int = 1) -> Polarity:
+        """What the answer says about the mention at ``pos``: its own clause decides (linear overall)."""
+        import bisect
+        if self._lines is None:
+            self._lines = [0] + [i + 1 for i, ch in enumerate(self.text) if ch == "\n"]
+        n = bisect.bisect_right(self._lines, pos) - 1
+        if n not in self._pol:
+            start = self._lines[n]
+            end = self._lines[n + 1] - 1 if n + 1 < len(self._lines) else len(self.text)
+            self._pol[n] = LinePolarity(self.text[start:end])
+        start = self._lines[n]
+        return self._pol[n].at(pos - start, pos - start + length)
 
     @property
     def config(self) -> CanonicalConfig:
@@ -101,11 +119,17 @@ def quote(text: str, pos: int, width: int = _CONTEXT) -> str:
 def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
+    affirmed = [(p, syn) for p, syn in hits if ctx.polarity(p, len(syn)).role != REJECTED]
     required_all = spec.get("all", [])
     missing_all = [s for s in required_all if not find_mentions(ctx, [s])]
-    if hits and not missing_all:
-        pos, syn = hits[0]
+    if affirmed and not missing_all:
+        pos, syn = affirmed[0]
         return CheckResult("concept", name, 1.0, f"mentions {name} ({syn!r})", quote(ctx.text, pos))
+    if hits and not affirmed:
+        pos, syn = hits[0]
+        why = ctx.polarity(pos, len(syn)).why
+        return CheckResult("concept", name, 0.0, f"mentions {name} ({syn!r}) only negated or contradicted ({why})",
+                           quote(ctx.text, pos))
     if hits:
         return CheckResult("concept", name, 0.0, f"mentions {name} but not {', '.join(map(repr, missing_all))}",
                            quote(ctx.text, hits[0][0]))
@@ -115,11 +139,11 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
 def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
-    affirmative = [(p, s) for p, s in hits if not _negated(ctx.norm, p)]
+    affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role not in (REJECTED, ALTERNATIVE)]
     if affirmative:
         pos, syn = affirmative[0]
         return CheckResult("concept_absent", name, 0.0, f"recommends {name} ({syn!r}) where it does not belong",
-                           quote(ctx.text, pos))
+                           quote(ctx.text, pos), fatal=True)
     if hits:
         return CheckResult("concept_absent", name, 1.0, f"mentions {name} only to rule it out",
                            quote(ctx.text, hits[0][0]))
@@ -137,18 +161,26 @@ def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         if present:
             k = present[0]
             return CheckResult("config", name, 0.0, f"sets {k}={cfg.get(k)!r}, which should be left out",
-                               _where(cfg, k))
+                               _where(cfg, k), fatal=True)
         return CheckResult("config", name, 1.0, f"leaves {' / '.join(keys)} unset")
+    counter = ctx.extraction.counter_config
+    rejected = [k for k in keys if counter.has(k) and _value_ok(counter.get(k), spec)[0] and "not_in" not in spec]
     if not present:
+        if rejected:
+            k = rejected[0]
+            return CheckResult("config", name, 0.0, f"the answer rejects the required {k}={counter.get(k)!r}",
+                               _where(counter, k), fatal=True)
         if "not_in" in spec:
-            return CheckResult("config", name, 1.0, f"{' / '.join(keys)} not set (default applies)")
+            return CheckResult("config", name, 0.0 if spec.get("required") else 0.5,
+                               f"{' / '.join(keys)} not set: the answer does not say (default applies)")
         return CheckResult("config", name, 0.0, f"{' / '.join(keys)} not set in the suggested config"
                            + _found_summary(cfg))
     key = present[0]
     value = cfg.get(key)
     ok, want = _value_ok(value, spec)
     verdict = "as required" if ok else f"expected {want}"
-    return CheckResult("config", name, 1.0 if ok else 0.0, f"{key}={value!r}: {verdict}", _where(cfg, key))
+    return CheckResult("config", name, 1.0 if ok else 0.0, f"{key}={value!r}: {verdict}", _where(cfg, key),
+                       fatal=not ok)
 
 
 def _value_ok(value: Any, spec: dict[str, Any]) -> tuple[bool, str]:
@@ -245,7 +277,9 @@ def check_graph(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if "inference_scope" in spec and intent.effective_inference_scope not in spec["inference_scope"]:
         problems.append(f"inference scope {intent.effective_inference_scope!r} not in {spec['inference_scope']}")
     if problems:
-        return CheckResult("graph", name, 0.0, f"{desc}: " + "; ".join(problems), spelled)
+        # Graphs configured the wrong way contradict the task; no graph settings at all is only vague.
+        fatal = intent.enabled or spec.get("enabled") is False
+        return CheckResult("graph", name, 0.0, f"{desc}: " + "; ".join(problems), spelled, fatal=bool(fatal))
     return CheckResult("graph", name, 1.0, f"{desc}: as required", spelled)
 
 
@@ -261,7 +295,8 @@ def check_era_spelling(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     found = migrations(cfg, era)
     if found:
         m = found[0]
-        return CheckResult("era_spelling", name, 0.0, f"not {era.label}: {m.message}", f"{m.key}={m.found!r}")
+        return CheckResult("era_spelling", name, 0.0, f"not {era.label}: {m.message}", f"{m.key}={m.found!r}",
+                           fatal=True)
     return CheckResult("era_spelling", name, 1.0, f"graph keys ({', '.join(sorted(graph_keys))}) are correct for {era.label}")
 
 
@@ -275,14 +310,18 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if "skipped" in v:
         return CheckResult("validates", name, None, f"skipped: {v['skipped']}")
     errors = v.get("errors", [])
-    if errors:
-        first = errors[0]
+    own = [e for e in errors if not e.get("keys") or set(e["keys"]) & ctx.answer_keys]
+    other = [e for e in errors if e not in own]
+    if own:
+        first = own[0]
         return CheckResult("validates", name, 0.0,
-                           f"{len(errors)} error finding(s) for MCore {v.get('mcore_version')}: "
-                           f"[{first.get('rule')}] {first.get('message')}", ", ".join(first.get("keys", [])))
+                           f"{len(own)} error finding(s) for MCore {v.get('mcore_version')} on the task's setup: "
+                           f"[{first.get('rule')}] {first.get('message')}", ", ".join(first.get("keys", [])), fatal=True)
+    note = (f"; not charged to the answer, which does not set their keys: "
+            + ", ".join(sorted({str(e.get('rule')) for e in other}))) if other else ""
     return CheckResult("validates", name, 1.0,
-                       f"no error findings for MCore {v.get('mcore_version')} "
-                       f"({len(v.get('warnings', []))} warning(s))")
+                       f"no error findings for MCore {v.get('mcore_version')} on the task's setup "
+                       f"({len(v.get('warnings', []))} warning(s)){note}")
 
 
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
@@ -296,7 +335,8 @@ def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("executes", name, None, f"skipped: {ex['skipped']}")
     ok = bool(ex.get("captured")) and bool(ex.get("replayed")) and bool(ex.get("loss_ok"))
     summary = (f"captured={ex.get('captured')}, replayed={ex.get('replayed')}, loss_ok={ex.get('loss_ok')}"
-               + (f", error_class={ex.get('error_class')}" if ex.get("error_class") else ""))
+               + (f", error_class={ex.get('error_class')}" if ex.get("error_class") else "")
+               + (f"; refused because of the {ex['refused_by']}" if ex.get("refused_by") else ""))
     evidence = ex.get("evidence")
     if isinstance(evidence, (list, tuple)):
         evidence = "; ".join(map(str, evidence[:3]))
@@ -310,7 +350,7 @@ def check_no_graph_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResu
     if keys or env:
         k = (keys or env)[0]
         return CheckResult("no_graph_config", name, 0.0, f"suggests CUDA-graph settings: {', '.join(keys + env)}",
-                           _where(ctx.config, k) if keys else f"{k}={ctx.config.env[k]!r}")
+                           _where(ctx.config, k) if keys else f"{k}={ctx.config.env[k]!r}", fatal=True)
     return CheckResult("no_graph_config", name, 1.0, "suggests no CUDA-graph settings")
 
 

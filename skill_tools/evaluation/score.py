@@ -25,9 +25,12 @@ from skill_tools.evaluation.rubric import (
     reference_checks,
     run_check,
 )
+from skill_tools.evaluation.setup import Setup, task_setup
 from skill_tools.evaluation.tasks import CONDITIONS, AnswerRecord, Task, TaskSet
 
 DEFAULT_THRESHOLD = 0.7
+#: A fatal finding caps the answer this far below the pass threshold (ranking among such answers is kept).
+FATAL_MARGIN = 0.15
 
 
 @dataclass
@@ -64,17 +67,29 @@ class AnswerScore:
     execution: dict[str, Any] | None = None
     threshold: float = DEFAULT_THRESHOLD
     problem: str = ""
+    setup: Setup | None = None
 
     @property
-    def score(self) -> float:
-        if self.problem:
-            return 0.0
+    def raw_score(self) -> float:
         num = den = 0.0
         for b in self.behaviors:
             if b.score is not None:
                 num += b.weight * b.score
                 den += b.weight
         return round(num / den, 4) if den else 0.0
+
+    @property
+    def fatal(self) -> list[CheckResult]:
+        return [c for b in self.behaviors for c in b.checks if c.fatal and c.score is not None and c.score < 1.0]
+
+    @property
+    def score(self) -> float:
+        if self.problem:
+            return 0.0
+        raw = self.raw_score
+        if self.fatal:
+            return round(min(raw, max(0.0, self.threshold - FATAL_MARGIN) * (0.5 + 0.5 * raw)), 4)
+        return raw
 
     @property
     def passed(self) -> bool:
@@ -98,6 +113,9 @@ class AnswerScore:
             "line": self.record.line, "score": self.score, "passed": self.passed, "threshold": self.threshold,
             "should_trigger": self.task.should_trigger if self.task else None,
             "problem": self.problem or None, "unsafe": self.unsafe, "findings": self.findings,
+            "raw_score": self.raw_score,
+            "fatal": [f"{c.type} {c.name}: {c.explanation}" for c in self.fatal],
+            "setup": self.setup.to_dict() if self.setup else None,
             "era": self.era, "validation": self.validation, "execution": self.execution,
             "config": ex.config.to_dict() if ex else None,
             "blocks": [b.to_dict() for b in ex.blocks] if ex else [],
@@ -119,6 +137,7 @@ class Scorer:
         self.executor = executor
         self._validation_cache: dict[str, dict[str, Any]] = {}
         self._reference_cache: dict[str, list[dict[str, Any]]] = {}
+        self._setup_cache: dict[str, Setup] = {}
 
     def score(self, record: AnswerRecord) -> AnswerScore:
         task = self.taskset.tasks.get(record.id)
@@ -132,15 +151,55 @@ class Scorer:
         rubric = task.rubric or {}
         if "pass_threshold" in rubric:
             result.threshold = float(rubric["pass_threshold"])
-        ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}")
-        era = self._era(ex.config, rubric)
+        setup = result.setup = self._setup(task)
+        ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}", era=setup.era or "auto")
+        era = self._era(ex, setup)
+        if setup.era is None and ex.era != era.name:
+            ex.select(era.name)
         result.extraction, result.era = ex, era.mcore_version
-        result.validation = self._validate(ex, era, rubric.get("context")) if task.should_trigger else None
+        base = self._on_setup(ex.config, setup)
+        result.validation = self._validate(ex, base, era) if task.should_trigger else None
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
-            result.execution = self.executor.run(ex.config, rubric.get("workload", "dense"))
-        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution)
+            result.execution = self._execute(ex, base, setup, era)
+        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution,
+                            answer_keys=frozenset(ex.config.values) | frozenset(ex.config.env))
         result.behaviors = self._behaviors(task, ctx)
         return result
+
+    def _setup(self, task: Task) -> Setup:
+        if task.id not in self._setup_cache:
+            self._setup_cache[task.id] = task_setup(task.data)
+        return self._setup_cache[task.id]
+
+    @staticmethod
+    def _on_setup(cfg: CanonicalConfig, setup: Setup) -> CanonicalConfig:
+        """The answer's settings laid over the task's stated setup (the config the user would run)."""
+        if not setup.context:
+            return cfg
+        base = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
+        for key, value in cfg.values.items():
+            base.set(key, value, cfg.locations.get(key))
+        base.env.update(cfg.env)
+        return base
+
+    def _execute(self, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
+        if not ex.config.values:
+            return {"skipped": "no config extracted from the answer"}
+        result = self.executor.run(base, setup.workload)
+        if result.get("error_class") == "refused":
+            result = dict(result, refused_by=self._refused_by(ex, base, era))
+        return result
+
+    def _refused_by(self, ex: Extraction, base: CanonicalConfig, era: Era) -> str:
+        """Whether the answer's own settings or the task's stated setup made the harness refuse."""
+        v = self._validate(ex, base, era) or {}
+        own = set(ex.config.values) | set(ex.config.env)
+        errors = v.get("errors", [])
+        if any(not e.get("keys") or set(e["keys"]) & own for e in errors):
+            return "answer: its own settings fail validation on the task's setup"
+        if errors:
+            return "task context: the stated setup fails validation before the answer's settings matter"
+        return "harness: the proxy cannot run this config (not a validator error)"
 
     def _behaviors(self, task: Task, ctx: AnswerContext) -> list[BehaviorScore]:
         rubric = task.rubric
@@ -172,10 +231,17 @@ class Scorer:
             return [BehaviorScore(None, "stays out of CUDA-graph advice (should_trigger=false)", 1.0, checks, "derived")]
         specs = self._reference(task)
         if not specs:
+            if ctx.config.values:
+                return [BehaviorScore(None, "the suggested config validates for the task's setup", 1.0,
+                                      [run_check(ctx, {"type": "validates"})], "derived: rules engine")]
             return []
         checks = [run_check(ctx, s) for s in specs]
-        return [BehaviorScore(None, "config matches the one stated in ground_truth", 1.0, checks,
-                              "derived: reference config extracted from ground_truth")]
+        out = [BehaviorScore(None, "config matches the one stated in ground_truth", 1.0, checks,
+                             "derived: reference config extracted from ground_truth")]
+        if ctx.config.values:
+            out.append(BehaviorScore(None, "the suggested config validates for the task's setup", 1.0,
+                                     [run_check(ctx, {"type": "validates"})], "derived: rules engine"))
+        return out
 
     def _reference(self, task: Task) -> list[dict[str, Any]]:
         if task.id not in self._reference_cache:
@@ -184,24 +250,21 @@ class Scorer:
         return self._reference_cache[task.id]
 
     @staticmethod
-    def _era(cfg: CanonicalConfig, rubric: dict[str, Any]) -> Era:
-        if rubric.get("mcore_version"):
-            return era_for(rubric["mcore_version"])
+    def _era(ex: Extraction, setup: Setup) -> Era:
+        if setup.mcore_version:
+            return era_for(setup.mcore_version)
         current = era_for(DEFAULT_CURRENT)
-        if not migrations(cfg, current):
+        if ex.era == "legacy":
+            return era_for(DEFAULT_LEGACY)
+        if ex.era == "current" or not migrations(ex.config, current):
             return current
         legacy = era_for(DEFAULT_LEGACY)
-        return legacy if not migrations(cfg, legacy) else current
+        return legacy if not migrations(ex.config, legacy) else current
 
-    def _validate(self, ex: Extraction, era: Era, context: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Rule findings for the answer's config laid over the task's ``context`` (the user's setup)."""
+    def _validate(self, ex: Extraction, cfg: CanonicalConfig, era: Era) -> dict[str, Any] | None:
+        """Rule findings for the answer's config laid over the task's stated setup."""
         if not ex.config.values or ex.unsafe:
             return None
-        cfg = ex.config
-        if context:
-            cfg = CanonicalConfig.from_nested(context, source=ex.config.source, fmt=ex.config.fmt)
-            cfg.values.update(ex.config.values)
-            cfg.env.update(ex.config.env)
         key = hashlib.sha256(json.dumps([dict(cfg), cfg.env, era.mcore_version], sort_keys=True,
                                         default=str).encode()).hexdigest()
         if key in self._validation_cache:

@@ -1,0 +1,165 @@
+"""What an answer says about each setting it writes down: recommended, rejected, alternative, and
+for which MCore era.
+
+A setting's polarity is decided from its own clause (the words around it up to the nearest
+clause break: ``;``, a parenthesis, ``but``, ``instead of``, ``rather than``, ``whereas``) and,
+for a fenced block, from the sentence that introduces it: never from words anywhere earlier in
+the answer. "Set X=1 instead of Y=2" recommends X and rejects Y; "X=2 is rejected on 0.16"
+rejects X; "(Y on 0.16-0.17)" is an era-specific spelling; "drop-and-pad" is not a negation.
+
+Everything here is linear in the text's length: a line's clause breaks are found once, and a
+setting's clause is located by bisection.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
+LEGACY, CURRENT = "legacy", "current"
+
+# A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
+_BREAK = re.compile(r"[;()\[\]]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
+                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s", re.I)
+_SENTENCE = re.compile(r"[.!?](?=\s|$)")
+#: Words before a setting, anywhere in its clause, that reject it.
+_NEG_BEFORE = re.compile(
+    r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
+    r"forbidden|wrong|incorrect|invalid)\b", re.I)
+#: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
+#: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
+_NEG_NEAR = re.compile(
+    r"\b(?:not|no|without|remove|removing|delete|unset|replace|old|deprecated|"
+    r"drop(?![-_ ]?(?:and|&|pad|less|out|ped\b)))\b(?:\s+(?:the|a|an|any|setting|set|using|use|passing|"
+    r"with|key|flag|option|spelling|old|legacy|\w+ing)){0,3}\s*[`'\"]?$", re.I)
+#: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
+_NEG_AFTER = re.compile(
+    r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)?\s*(?:now\s+|also\s+)?(?:rejected|wrong|invalid|"
+    r"incorrect|deprecated|removed|an error|not (?:supported|allowed|valid|accepted|needed|required)|"
+    r"no longer|forbidden|broken|unsupported|illegal|fatal)|^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
+    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)", re.I)
+_DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
+_ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
+                  r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
+                  r"also try|fallback|fall back)\b", re.I)
+_LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
+                        r"before 0\.18|older (?:mcore|megatron|versions?|releases?)|legacy era|<\s*0\.18)\b", re.I)
+_CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
+                         r"\bnewer (?:mcore|megatron|versions?|releases?)|\bcurrent era|>=\s*0\.18)", re.I)
+
+
+def era_of(text: str) -> str | None:
+    """``legacy`` / ``current`` when ``text`` names exactly one era, else None."""
+    legacy, current = bool(_LEGACY_RE.search(text)), bool(_CURRENT_RE.search(text))
+    if legacy and not current:
+        return LEGACY
+    if current and not legacy:
+        return CURRENT
+    return None
+
+
+@dataclass(frozen=True)
+class Polarity:
+    role: str
+    era: str | None = None
+    why: str = ""
+
+
+class LinePolarity:
+    """Clause and sentence breaks of one line, found once; ``at(start, end)`` judges one setting."""
+
+    def __init__(self, text: str, section_era: str | None = None):
+        self.text = text
+        self.section_era = section_era
+        self._breaks = [m.start() for m in _BREAK.finditer(text)]
+        self._break_ends = [m.end() for m in _BREAK.finditer(text)]
+        self._sentences = [m.end() for m in _SENTENCE.finditer(text)]
+
+    def _span(self, bounds: list[int], ends: list[int], start: int, end: int) -> tuple[int, int]:
+        i = bisect.bisect_right(bounds, start - 1)
+        lo = ends[i - 1] if i > 0 else 0
+        j = bisect.bisect_left(bounds, end)
+        hi = bounds[j] if j < len(bounds) else len(self.text)
+        return lo, max(hi, end)
+
+    def at(self, start: int, end: int) -> Polarity:
+        lo, hi = self._span(self._breaks, self._break_ends, start, end)
+        opener = self.text[max(0, lo - 30):lo]  # the break word itself ("instead of", "not", "->")
+        before, after = self.text[lo:start], self.text[end:hi]
+        s_lo, s_hi = self._span(self._sentences, self._sentences, start, end)
+        sentence = self.text[s_lo:s_hi]
+        clause = self.text[lo:hi]
+        era = era_of(clause) or era_of(sentence) or self.section_era
+        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]):
+            return Polarity(REJECTED, era, "the old side of an arrow")
+        head = _DOUBLE_NEG.sub(" ", before)
+        m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head)
+        if m:
+            return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
+        m = _NEG_AFTER.search(after)
+        if m:
+            return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
+        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-60:]):
+            return Polarity(ALTERNATIVE, era, "offered as an alternative")
+        return Polarity(RECOMMENDED, era)
+
+
+# --------------------------------------------------------------------------------------------
+# fenced blocks: the sentence that introduces them
+# --------------------------------------------------------------------------------------------
+
+_INTRO_REJECT = re.compile(r"\b(?:before|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
+                           r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem|"
+                           r"your current|currently|you have)\b", re.I)
+_INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|"
+                           r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
+                           r"replace (?:it|them|this) with|instead)\b", re.I)
+_SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?", re.I)
+
+
+def intro_polarity(intro: str, first_comment: str = "", section_era: str | None = None) -> Polarity:
+    """A fenced block's role from its introducing sentence and its own first comment line."""
+    era = era_of(first_comment) or era_of(intro) or section_era
+    for cue in (first_comment, intro):
+        if not cue.strip():
+            continue
+        if _DOUBLE_NEG.search(cue):
+            cue = _DOUBLE_NEG.sub(" ", cue)
+        head = _SUBORDINATE.sub(" ", cue)  # "Instead of the old local scope, use:" -> "use:"
+        reject = _INTRO_REJECT.search(head)
+        affirm = _INTRO_AFFIRM.search(head)
+        if reject and affirm:
+            # the last cue wins: "Old (0.16): ... new:" rarely; "Don't use this:" -> reject
+            last_reject = max(m.end() for m in _INTRO_REJECT.finditer(head))
+            last_affirm = max(m.end() for m in _INTRO_AFFIRM.finditer(head))
+            if re.search(r"\b(?:don'?t|do not|never|avoid)\b", head, re.I):
+                return Polarity(REJECTED, era, "introduced as something to avoid")
+            return _old_or_rejected(era, head) if last_reject > last_affirm else Polarity(RECOMMENDED, era)
+        if reject:
+            return _old_or_rejected(era, head)
+        if affirm:
+            return Polarity(RECOMMENDED, era)
+        if _ALT.search(head):
+            return Polarity(ALTERNATIVE, era, "introduced as an alternative")
+    return Polarity(RECOMMENDED, era)
+
+
+def _old_or_rejected(era: str | None, head: str) -> Polarity:
+    """"Old (0.16-0.17):" is the legacy era's spelling; "Before:" / "Wrong:" without an era is rejected."""
+    if era is not None and re.search(r"\b(?:old|before|deprecated|legacy)\b", head, re.I) and \
+            not re.search(r"\b(?:wrong|incorrect|broken|bad|fails|crash|buggy|don'?t|do not|never|avoid)\b", head, re.I):
+        return Polarity(RECOMMENDED, era, "era-specific (old spelling)")
+    return Polarity(REJECTED, era, "introduced as old or wrong")
+
+
+_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+|\*\*|__)(.{1,160})$")
+
+
+def heading_era(line: str) -> tuple[bool, str | None]:
+    """(is a heading, the era it names) for Markdown headings and bold lead lines."""
+    m = _HEADING.match(line)
+    if not m:
+        return False, None
+    return True, era_of(m.group(1))
