@@ -58,6 +58,12 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 _PROSE_KV = re.compile(
     r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
     r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])")
+#: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
+_PROSE_TO = re.compile(
+    r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
+    r"\s+(?:to|as|at)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])`?")
+_NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
+                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every"})
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
 _YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
@@ -200,11 +206,14 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
 
 
 def _auto_era(ex: Extraction) -> str | None:
-    """Without a stated era: the one era the answer writes for, or the current one when it writes both."""
+    """Without a stated era: the untagged recommendation decides (None; the scorer infers the era from
+    its spelling), or, when every candidate is tagged, the one era written (current if both)."""
+    untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role != COUNTEREXAMPLE
+                   for b in ex.blocks)
     written = ex.eras_written
-    if len(written) == 1:
-        return next(iter(written))
-    return "current" if written else None
+    if untagged or not written:
+        return None
+    return next(iter(written)) if len(written) == 1 else "current"
 
 
 def _reader(findings: list[Finding]):
@@ -413,6 +422,16 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
             for block in _inline_code(m.group(1), ln, p.role):
                 block.era, block.why = p.era, p.why
                 yield block
+        for m in _PROSE_TO.finditer(text):
+            key, value = m.group(1), m.group(2)
+            if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
+                continue
+            p = pol.at(m.start(), m.end())
+            kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
+                ("hydra", f"{_strip_root(key)}={value}")
+            block = Block(kind, body, ln, "prose", p.role)
+            block.era, block.why = p.era, p.why
+            yield block
         masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
         for m in _PROSE_KV.finditer(masked):
             key, value = m.group(1), m.group(2)

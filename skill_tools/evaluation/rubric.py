@@ -119,7 +119,8 @@ def quote(text: str, pos: int, width: int = _CONTEXT) -> str:
 def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
-    affirmed = [(p, syn) for p, syn in hits if ctx.polarity(p, len(syn)).role != REJECTED]
+    affirmed = hits if spec.get("negated_ok") else [(p, syn) for p, syn in hits
+                                                     if ctx.polarity(p, len(syn)).role != REJECTED]
     required_all = spec.get("all", [])
     missing_all = [s for s in required_all if not find_mentions(ctx, [s])]
     if affirmed and not missing_all:
@@ -362,7 +363,8 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("env", name, 0.0, "the answer carries a security finding; its config is not trusted")
     if spec.get("absent"):
         if var in env:
-            return CheckResult("env", name, 0.0, f"sets {var}={env[var]!r}, which should not be set", f"{var}={env[var]}")
+            return CheckResult("env", name, 0.0, f"sets {var}={env[var]!r}, which should not be set", f"{var}={env[var]}",
+                               fatal=True)
         return CheckResult("env", name, 1.0, f"leaves {var} unset")
     if var not in env:
         return CheckResult("env", name, 0.0, f"{var} not set in the suggested environment"
@@ -375,7 +377,29 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         ok = normalise(spec["contains"]) in normalise(value)
         want = f"to contain {spec['contains']!r}"
     return CheckResult("env", name, 1.0 if ok else 0.0, f"{var}={value!r}" + ("" if ok else f": expected {want}"),
-                       f"{var}={value}")
+                       f"{var}={value}", fatal=not ok)
+
+
+_GRAPH_WORDS = re.compile(r"(?<![a-z])(?:cuda ?graphs?|cudagraphs?|graphs?|graphed|capture[ds]?|replay(?:s|ed)?)(?![a-z])")
+_QWORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{5,}")
+
+
+def check_on_topic(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    """The answer addresses the question: it speaks of CUDA graphs or uses the question's own terms."""
+    name = spec.get("name") or "answers the question asked"
+    m = _GRAPH_WORDS.search(ctx.norm)
+    graph_keys = [k for k in ctx.config.values if any(g in k for g in GRAPH_KEY_MARKERS)]
+    if m or graph_keys:
+        return CheckResult("on_topic", name, 1.0, "speaks of CUDA graphs or suggests settings",
+                           quote(ctx.text, m.start()) if m else "")
+    words = {normalise(w).strip(".") for w in _QWORD.findall(spec.get("question", ""))} - _STOP - _QSTOP
+    shared = sorted(w for w in words if _synonym_pattern(w).search(ctx.norm))
+    if shared:
+        return CheckResult("on_topic", name, 1.0, f"uses the question's terms ({', '.join(shared[:4])})")
+    return CheckResult("on_topic", name, 0.0, "never speaks of CUDA graphs or of the question's subject: off-topic")
+
+
+_QSTOP = frozenset("""megatron bridge training model models should which things really going works working""".split())
 
 
 CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
@@ -388,6 +412,7 @@ CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "executes": check_executes,
     "no_graph_config": check_no_graph_config,
     "env": check_env,
+    "on_topic": check_on_topic,
 }
 
 
@@ -431,8 +456,38 @@ def behavior_terms(text: str, limit: int = 8) -> list[str]:
     return code_first[:limit]
 
 
+_SPECIFIC = re.compile(r"`[^`]+`|[A-Za-z_][\w]*(?:[._][\w]+)+|[A-Z][A-Z0-9]{2,}")
+_STAY_OUT = re.compile(r"\b(?:stay(?:s)? out of|stays? clear of|do(?:es)? not (?:recommend|suggest|bring up)|"
+                       r"no cuda.?graph|without cuda.?graph|avoid cuda.?graph)", re.I)
+
+
 def check_coverage(ctx: AnswerContext, behavior: str) -> CheckResult:
-    terms = behavior_terms(behavior)
+    """A plain behavior judged on its specific terms: every key, identifier and ``KEY=VALUE`` it names
+    must be affirmed by the answer (values compared with the answer's config); only a behavior
+    without specific terms falls back to the share of its distinctive words."""
+    from skill_tools.evaluation.extract import extract_config
+
+    wanted = extract_config(behavior, source="behavior", era=None).config
+    value_checks = [{"type": "config", "name": k, "keys": [k], "equals": v} for k, v in wanted]
+    value_checks += [{"type": "env", "var": k, "equals": v} for k, v in sorted(wanted.env.items())]
+    valued = {k.split(".")[-1].lower() for k in wanted.values} | {k.lower() for k in wanted.env}
+    terms = behavior_terms(behavior, limit=12)
+    specific = [t for t in terms if _SPECIFIC.fullmatch(t) and t.strip("`").split("=")[0].split(".")[-1].lower() not in valued]
+    if value_checks or specific:
+        results = [run_check(ctx, spec) for spec in value_checks]
+        missing = [r.explanation for r in results if r.score != 1.0]
+        fatal = any(r.fatal for r in results)
+        found = 0
+        for term in specific:
+            hits = [(p, s) for p, s in find_mentions(ctx, [term.strip("`")]) if ctx.polarity(p, len(s)).role != REJECTED]
+            if hits:
+                found += 1
+            else:
+                missing.append(f"does not name {term}")
+        total = len(results) + len(specific)
+        score = round((sum(r.score or 0.0 for r in results) + found) / total, 3)
+        expl = f"{total - len(missing)}/{total} specific terms and values" + (f"; {'; '.join(missing[:4])}" if missing else "")
+        return CheckResult("coverage", "specific terms", score, expl, fatal=fatal)
     if not terms:
         return CheckResult("coverage", "concept coverage", None, "skipped: no distinctive terms in the behavior")
     found = [t for t in terms if find_mentions(ctx, [t])]
@@ -443,6 +498,11 @@ def check_coverage(ctx: AnswerContext, behavior: str) -> CheckResult:
         evidence = quote(ctx.text, find_mentions(ctx, [found[0]])[0][0])
     expl = f"covers {len(found)}/{len(terms)} key terms" + (f"; missing: {', '.join(missing)}" if missing else "")
     return CheckResult("coverage", "concept coverage", min(1.0, score * 2) if score >= 0.5 else score, expl, evidence)
+
+
+def stay_out_behavior(text: str) -> bool:
+    """A negative task's behavior that asks the answer to stay out of CUDA-graph advice."""
+    return bool(_STAY_OUT.search(text))
 
 
 def reference_checks(reference: CanonicalConfig) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from skill_tools.evaluation.rubric import (
     AnswerContext,
     CheckResult,
     check_coverage,
+    stay_out_behavior,
     reference_checks,
     run_check,
 )
@@ -31,6 +32,10 @@ from skill_tools.evaluation.tasks import CONDITIONS, AnswerRecord, Task, TaskSet
 DEFAULT_THRESHOLD = 0.7
 #: A fatal finding caps the answer this far below the pass threshold (ranking among such answers is kept).
 FATAL_MARGIN = 0.15
+#: Weight of the derived "answers the question asked" behavior of a positive task; an answer that
+#: fails it keeps only OFF_TOPIC_FACTOR of what incidental mentions earned.
+ON_TOPIC_WEIGHT = 0.5
+OFF_TOPIC_FACTOR = 0.25
 
 
 @dataclass
@@ -79,6 +84,10 @@ class AnswerScore:
         return round(num / den, 4) if den else 0.0
 
     @property
+    def off_topic(self) -> bool:
+        return any(c.type == "on_topic" and c.score == 0.0 for b in self.behaviors for c in b.checks)
+
+    @property
     def fatal(self) -> list[CheckResult]:
         return [c for b in self.behaviors for c in b.checks if c.fatal and c.score is not None and c.score < 1.0]
 
@@ -87,6 +96,8 @@ class AnswerScore:
         if self.problem:
             return 0.0
         raw = self.raw_score
+        if self.off_topic:
+            raw = round(raw * OFF_TOPIC_FACTOR, 4)
         if self.fatal:
             return round(min(raw, max(0.0, self.threshold - FATAL_MARGIN) * (0.5 + 0.5 * raw)), 4)
         return raw
@@ -217,10 +228,19 @@ class Scorer:
                 checks = [run_check(ctx, c) for c in spec.get("checks", [])]
                 out.append(BehaviorScore(idx, text, float(spec.get("weight", 1)), checks))
         for idx, text in enumerate(texts):
-            if idx not in covered:
-                out.append(BehaviorScore(idx, text, 1.0, [check_coverage(ctx, text)], "derived: key-term coverage"))
+            if idx in covered:
+                continue
+            if not task.should_trigger and stay_out_behavior(text):
+                checks = [run_check(ctx, {"type": "no_graph_config"}),
+                          run_check(ctx, {"type": "concept_absent", "name": "CUDA-graph knobs", "any": GRAPH_ADVICE_TERMS})]
+                out.append(BehaviorScore(idx, text, 1.0, checks, "derived: stays out of CUDA-graph advice"))
+                continue
+            out.append(BehaviorScore(idx, text, 1.0, [check_coverage(ctx, text)], "derived: specific terms"))
         if not rubric:
             out.extend(self._derived(task, ctx))
+        if task.should_trigger:
+            check = run_check(ctx, {"type": "on_topic", "question": task.data.get("question", "")})
+            out.append(BehaviorScore(None, "answers the question asked", ON_TOPIC_WEIGHT, [check], "derived: relevance"))
         return out
 
     def _derived(self, task: Task, ctx: AnswerContext) -> list[BehaviorScore]:

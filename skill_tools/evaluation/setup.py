@@ -17,7 +17,7 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY
 
 _VERSION = re.compile(r"(?:megatron[- ]core|mcore|megatron-lm|core_v|m-core)\s*(?:v|version\s*)?(0\.(\d+)(?:\.\d+)?)", re.I)
-_MOE = re.compile(r"\b(?:moe|mixture[- ]of[- ]experts|experts?|mixtral|deepseek[- ]?v[23]|qwen3?[- ]?\d*b?[- ]?a\d+b|"
+_MOE = re.compile(r"\b(?:moe|moe_router|moe_preprocess|num_moe_experts|mixture[- ]of[- ]experts|experts?|mixtral|deepseek[- ]?v[23]|qwen3?[- ]?\d*b?[- ]?a\d+b|"
                   r"qwen3[- ]moe|olmoe|dbrx|grok)\b", re.I)
 _DROPPAD = re.compile(r"\b(?:drop[- ]?and[- ]?pad|capacity factor|moe_expert_capacity_factor|pad(?:ded)? to capacity|"
                       r"token dropping)\b", re.I)
