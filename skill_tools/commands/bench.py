@@ -17,6 +17,12 @@ SIZES = ("tiny", "small", "medium", "large")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("training", "inference"), default="training",
                         help="training step graphs (default) or inference decode graphs")
+    parser.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+                        help="megatron-lm (default): Megatron-LM's own pretrain() with the rendered flags; "
+                             "proxy: the harness's own MCore loop, a capture micro-benchmark (not user behaviour)")
+    parser.add_argument("--megatron-lm", metavar="PATH",
+                        help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
+                             "(needed for 0.16-0.17, whose wheels lack megatron.training)")
     parser.add_argument("--workload", choices=("dense", "moe", "moe_droppad"), default="dense",
                         help="proxy: dense GPT, dropless MoE GPT, or drop-and-pad MoE GPT (default: dense)")
     parser.add_argument("--size", choices=SIZES, default="tiny",
@@ -71,9 +77,12 @@ def _variant_specs(args: argparse.Namespace):
     )
     from skill_tools.config.era import GraphIntent
 
-    common = dict(workload=args.workload, size=args.size, steps=args.steps, warmup_steps=args.warmup,
-                  nproc=args.nproc, layer_spec=args.layer_spec,
+    common = dict(engine=args.engine, workload=args.workload, size=args.size, steps=args.steps,
+                  warmup_steps=args.warmup, nproc=args.nproc, layer_spec=args.layer_spec,
                   capture_stream="shared" if args.same_stream else args.capture_stream)
+    if args.engine == "megatron-lm":
+        # Megatron-LM decides its streams; its profiled iterations follow the measured ones.
+        common.update(capture_stream="default", profile_steps=2)
     notes: list[str] = []
     user_cfg = None
     if args.config is not None:
@@ -152,23 +161,36 @@ def run(args: argparse.Namespace) -> int:
 
     from skill_tools.config.era import resolve_era
 
+    era = resolve_era(args.mcore_version)
     specs, user_cfg, notes = _variant_specs(args)
-    refuse_illegal(specs, user_cfg, resolve_era(args.mcore_version))  # before any GPU time
+    refuse_illegal(specs, user_cfg, era)  # before any GPU time
+    run_one, flags = None, {}
+    if args.engine == "megatron-lm":
+        from functools import partial
+
+        from skill_tools.harness import real_loop
+
+        training = real_loop.locate_training(args.megatron_lm, era)
+        run_one = partial(real_loop.run_one, era=era, training=training)
+        flags = {s.name: real_loop.model_flags(s) + real_loop.graph_flags(s, era) for s in specs}
     if args.dry_run:
-        plan = {"variants": [s.to_dict() for s in specs], "trials": args.trials, "notes": notes,
-                "order": "interleaved by trial", "worker": "torchrun -m skill_tools.harness.worker"}
+        worker = ("torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)"
+                  if args.engine == "megatron-lm" else "torchrun -m skill_tools.harness.worker (proxy loop)")
+        plan = {"engine": args.engine, "variants": [s.to_dict() | ({"megatron_lm_flags": flags[s.name]} if flags else {})
+                                                    for s in specs],
+                "trials": args.trials, "notes": notes, "order": "interleaved by trial", "worker": worker}
         print(json.dumps(plan, indent=1) if args.json else "\n".join(
             f"{s.name:36s} impl={s.impl} modules={','.join(s.modules) or '-'} steps={s.steps} "
-            f"warmup={s.warmup_steps}" for s in specs))
+            f"warmup={s.warmup_steps}" + (f"\n    {shlex.join(flags[s.name])}" if flags else "") for s in specs))
         return EXIT_OK
     require_gpu()
     doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
-                       progress=not args.no_progress)
+                       progress=not args.no_progress, **({"run": run_one} if run_one else {}))
     if notes:
         doc["notes"] = notes
     from skill_tools.harness.report import markdown, write_outputs
 
-    stem = args.name or f"{doc['date']}-training-{args.workload}-{args.size}"
+    stem = args.name or f"{doc['date']}-training-{args.engine}-{args.workload}-{args.size}"
     paths = write_outputs(doc, args.out, stem)
     if args.json:
         print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))

@@ -123,6 +123,10 @@ def run_variants(specs: list[VariantSpec], *, trials: int, out_dir: Path, timeou
             bar.step(f"{spec.name} trial {t + 1}: " + (outcome["isolation"].get("error_class") or "ok"))
     bar.close()
     base = specs[0]
+    if base.engine == "megatron-lm" and workload is None:
+        from skill_tools.harness.real_loop import workload_record
+
+        workload = workload_record(base, trials)
     wl = workload or {
         "workload": base.workload, "size": base.size, "shape": base.shape.__dict__ | {
             "ffn_hidden_size": base.shape.ffn_hidden_size}, "steps": base.steps, "trials": trials,

@@ -19,6 +19,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 
 WORKLOADS = ("dense", "moe", "moe_droppad")
+ENGINES = ("megatron-lm", "proxy")
 IMPLS = ("none", "full_iteration", "local", "transformer_engine")
 #: Per-layer TE scopes the proxies can run (MCore ``CudaGraphModule`` names).
 TE_SCOPES = ("attn", "mlp", "moe", "moe_router", "moe_preprocess")
@@ -60,6 +61,10 @@ class VariantSpec:
     """One proxy run: workload, shape and graph settings, plus the measurement plan."""
 
     name: str
+    #: "megatron-lm": Megatron-LM's own pretrain() (skill_tools.harness.engines.megatron_lm), what users
+    #: run; "proxy": the harness's own loop from MCore parts (skill_tools.harness.worker), a
+    #: micro-benchmark of MCore's capture machinery that is not evidence of user behaviour.
+    engine: str = "proxy"
     workload: str = "dense"
     size: str = "tiny"
     impl: str = "none"

@@ -39,6 +39,7 @@ from typing import Any
 import torch
 
 from skill_tools.config.era import TE_DISTRIBUTIONS, installed_version
+from skill_tools.harness.gpu_profile import busy_ms
 from skill_tools.harness.graph_counter import GraphCounter
 from skill_tools.harness.iteration_log import iteration_lines
 from skill_tools.harness.results import driver_version
@@ -93,7 +94,6 @@ def graph_records(spec: VariantSpec, ddp, helper) -> dict[str, int]:
 
 def kernel_ms_per_step(run_step, first: int, n: int) -> float:
     """GPU-busy time per step: the union of kernel/memcpy intervals seen by torch.profiler."""
-    from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
     torch.cuda.synchronize()
@@ -101,19 +101,7 @@ def kernel_ms_per_step(run_step, first: int, n: int) -> float:
         for k in range(n):
             run_step(first + k)
         torch.cuda.synchronize()
-    spans = sorted((e.time_range.start, e.time_range.end) for e in prof.events()
-                   if e.device_type == DeviceType.CUDA and e.time_range.end > e.time_range.start)
-    busy, cur_s, cur_e = 0.0, None, None
-    for s, e in spans:
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                busy += cur_e - cur_s
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    if cur_e is not None:
-        busy += cur_e - cur_s
-    return busy / 1000.0 / max(n, 1)
+    return busy_ms(prof) / max(n, 1)
 
 
 def environment() -> dict[str, Any]:

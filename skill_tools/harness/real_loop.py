@@ -1,0 +1,258 @@
+"""CLI side of engine ``megatron-lm``: flags from the canonical config, one torchrun per variant,
+results from the real run's own log.
+
+The graph flags of a variant are what ``skill-tools apply --format megatron_lm`` prints for it
+(:func:`skill_tools.overrides.plan` then :func:`skill_tools.config.render.render`), so every run
+puts the renderer in front of Megatron-LM's real argument parser. Model size, mock data and the
+iteration count are the engine's, and are recorded with the result.
+
+Results are read from the run's log with :mod:`skill_tools.logs` (iteration lines: step time,
+loss, grad norm; capture messages; memory reports; failure signatures), plus the engine's
+sidecar (CUDA-graph capture and replay counts, CUDA-event step times, peak memory, versions).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skill_tools.config.era import Era, parse_version
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.render import render
+from skill_tools.errors import InputError
+from skill_tools.harness.isolation import run_isolated, torchrun_command
+from skill_tools.harness.spec import VariantSpec
+
+ENGINE_MODULE = "skill_tools.harness.engines.megatron_lm"
+#: Megatron-LM's default ``--cuda-graph-warmup-steps`` (arguments.py, every tag 0.16-0.19).
+GRAPH_WARMUP_STEPS = 3
+
+
+@dataclass(frozen=True)
+class Training:
+    """Where ``megatron.training`` comes from for one run."""
+
+    source: str  # "wheel" | "checkout"
+    path: str | None  # the checkout (PYTHONPATH entry), None for the wheel
+
+    def env(self) -> dict[str, str]:
+        if self.path is None:
+            return {}
+        return {"PYTHONPATH": os.pathsep.join(p for p in (self.path, os.environ.get("PYTHONPATH", "")) if p)}
+
+
+def locate_training(megatron_lm: str | Path | None, era: Era) -> Training:
+    """``megatron.training`` from ``--megatron-lm PATH`` or the installed wheel; InputError (exit 2)
+    naming the tag to check out when neither has it."""
+    tag = f"core_v{era.mcore_version}"
+    if megatron_lm is not None:
+        root = Path(megatron_lm).expanduser().resolve()
+        if not (root / "megatron" / "training" / "training.py").is_file():
+            raise InputError("--megatron-lm", f"{root} has no megatron/training/training.py",
+                             hint=f"point it at a Megatron-LM checkout of tag {tag} "
+                                  f"(git clone -b {tag} https://github.com/NVIDIA/Megatron-LM)")
+        return Training("checkout", str(root))
+    if parse_version(era.mcore_version) >= (0, 18, 0) and _wheel_has_training():
+        return Training("wheel", None)
+    raise InputError("--megatron-lm", f"the installed megatron-core {era.mcore_version} has no megatron.training "
+                     "(the wheel ships it from 0.18; 0.16-0.17 wheels have only megatron.core)",
+                     hint=f"check out Megatron-LM at tag {tag} and pass --megatron-lm PATH "
+                          "(its megatron/training, megatron/legacy and megatron/rl are used)")
+
+
+def _wheel_has_training() -> bool:
+    try:
+        return importlib.util.find_spec("megatron.training") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Flags
+# --------------------------------------------------------------------------------------------
+
+#: (num_layers, hidden, heads, seq) per size; the same shapes as the proxy sizes.
+_SIZES = {"tiny": (4, 512, 8, 256), "small": (4, 1024, 16, 1024), "medium": (8, 2048, 16, 1024),
+          "large": (8, 2048, 16, 2048)}
+
+
+def train_iters(spec: VariantSpec) -> int:
+    """Warmup, the capture iteration, settle iterations, the measured ones, then the profiled ones."""
+    return first_measured(spec) + spec.steps + spec.profile_steps
+
+
+def first_measured(spec: VariantSpec) -> int:
+    """0-based index of the first measured iteration."""
+    return spec.warmup_steps + 1 + spec.settle_steps
+
+
+def model_flags(spec: VariantSpec) -> list[str]:
+    """The engine's model, data and loop flags (what is substituted for the user's model)."""
+    layers, hidden, heads, seq = _SIZES[spec.size]
+    flags = [
+        "--num-layers", str(layers), "--hidden-size", str(hidden), "--num-attention-heads", str(heads),
+        "--seq-length", str(seq), "--max-position-embeddings", str(seq),
+        "--micro-batch-size", str(spec.micro_batch_size),
+        "--global-batch-size", str(spec.micro_batch_size * spec.num_microbatches * max(1, spec.nproc // max(1, spec.tp * spec.ep))),
+        "--train-iters", str(train_iters(spec)), "--lr", str(spec.lr), "--lr-decay-style", "constant",
+        "--bf16", "--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", "8192",
+        "--transformer-impl", "transformer_engine" if spec.layer_spec == "te" else "local",
+        "--log-interval", "1", "--log-throughput", "--eval-iters", "0", "--eval-interval", "100000",
+        "--split", "99,1,0", "--seed", str(spec.seed), "--no-gradient-accumulation-fusion",
+        "--tensor-model-parallel-size", str(spec.tp),
+    ]
+    if spec.ep > 1:
+        flags += ["--expert-model-parallel-size", str(spec.ep)]
+    if spec.workload.startswith("moe"):
+        flags += ["--num-experts", "8", "--moe-router-topk", "2", "--moe-token-dispatcher-type", "alltoall",
+                  "--ffn-hidden-size", str(4 * hidden), "--moe-grouped-gemm", "--disable-bias-linear"]
+        if spec.workload == "moe_droppad":
+            flags += ["--moe-expert-capacity-factor", "1.0", "--moe-pad-expert-input-to-capacity"]
+    return flags
+
+
+def graph_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
+    """The variant's graph settings as the canonical config ``skill-tools apply`` would write."""
+    from skill_tools.overrides import override_values, plan
+
+    cfg = CanonicalConfig(source=f"variant {spec.name}")
+    if spec.impl != "none":
+        scope = list(spec.modules) if spec.impl == "transformer_engine" else None
+        if spec.impl == "local" and not spec.modules:
+            scope = []
+        p = plan(CanonicalConfig(), spec.impl, scope, era)
+        for key, value in override_values(p.changes).items():
+            if value is not None and not (key.startswith("model.cuda_graph") and value == []):
+                cfg.set(key, value)
+        cfg.unset("model.use_te_rng_tracker")  # Bridge's spelling; Megatron-LM reads rng.te_rng_tracker
+    if spec.optimizer_graph:
+        cfg.set("optimizer.optimizer_cuda_graph", True)
+    return cfg
+
+
+def graph_flags(spec: VariantSpec, era: Era) -> list[str]:
+    """The rendered Megatron-LM flags of the variant's graph settings, as argv."""
+    cfg = graph_config(spec, era)
+    if not cfg.values:
+        return []
+    text = render(cfg, "megatron_lm")
+    return shlex.split(text.replace("\\\n", " "))
+
+
+def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str], list[str]]:
+    """(the torchrun command, the Megatron-LM flags it passes)."""
+    flags = model_flags(spec) + graph_flags(spec, era)
+    ours = ["--sidecar", str(sidecar)]
+    if spec.profile_steps:
+        ours += ["--profile-from", str(first_measured(spec) + spec.steps), "--profile-steps", str(spec.profile_steps)]
+    return torchrun_command(ENGINE_MODULE, [*ours, "--", *flags], spec.nproc), flags
+
+
+# --------------------------------------------------------------------------------------------
+# Log -> the worker record the results aggregation reads
+# --------------------------------------------------------------------------------------------
+
+
+def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] | None,
+                    flags: list[str], training: Training) -> dict[str, Any]:
+    """The per-run record :func:`skill_tools.harness.results.aggregate_variant` reads."""
+    from skill_tools.logs.parse import parse_path
+    from skill_tools.logs.steady import detect_capture
+
+    log = parse_path(log_path)
+    side = sidecar or {}
+    its = sorted({it.iteration: it for it in log.iterations if it.rank in (None, 0)}.values(),
+                 key=lambda it: it.iteration)
+    lo, hi = first_measured(spec), first_measured(spec) + spec.steps
+    step_ms = [it.elapsed_ms for it in its]
+    losses = [it.losses.get("lm loss") for it in its]
+    cap = detect_capture(log)
+    cuda = side.get("iterations") or []
+    replays_measured = sum(r.get("replays", 0) for r in cuda[lo:hi])
+    measured = len(cuda[lo:hi])
+    graphed = spec.graphed
+    captures = int(side.get("captures") or 0)
+    failures = [f.to_dict() if hasattr(f, "to_dict") else dict(f.__dict__) for f in log.failures]
+    ok = bool(side.get("ok")) and len(its) >= train_iters(spec)
+    record: dict[str, Any] = {
+        "name": spec.name, "engine": "megatron-lm", "ok": ok, "phase": side.get("phase"),
+        "exception": side.get("exception"),
+        "flags": flags, "megatron_training": training.source,
+        "megatron_training_path": None if training.path is None else Path(training.path).name,
+        "env": {**(side.get("versions") or {}), "driver": None},
+        "iterations_logged": len(its),
+        "step_ms_all": [x for x in step_ms if x is not None],
+        "raw_step_ms": [x for x in step_ms[lo:hi] if x is not None],
+        "cuda_step_ms": [r["cuda_ms"] for r in cuda[lo:hi]],
+        "kernel_ms_per_step": side.get("kernel_ms_per_step"),
+        "losses": [x for x in losses if x is not None] if all(x is not None for x in losses) else None,
+        "grad_norms": [it.grad_norm for it in its],
+        "captures_observed": captures,
+        "graphs_count": captures,
+        "graph_records": {"torch.cuda.CUDAGraph captures": captures},
+        "captured": captures > 0,
+        "replays_measured": replays_measured,
+        "replays_per_step": replays_measured / measured if measured else None,
+        "replayed": bool(graphed and measured and replays_measured >= measured),
+        "capture_iteration": cap.iteration,
+        "capture_s": cap.seconds,
+        "capture_log": cap.to_dict(),
+        "memory": side.get("memory"),
+        "capture_stream": "Megatron-LM's own",
+        "substitutions": side.get("substitutions") or [],
+        "log_failures": failures[:5],
+    }
+    if ok and graphed and not record["captured"]:
+        record["ok"] = False
+        record["exception"] = "the run finished but no CUDA graph was captured"
+    return record
+
+
+def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, era: Era,
+            training: Training, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One isolated Megatron-LM run -> {"trial", "isolation", "worker"} (the proxy runner's shape)."""
+    slug = spec.name.replace(":", "_").replace("+", "-")
+    sidecar_path = out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
+    sidecar_path.parent.mkdir(parents=True, exist_ok=True)
+    sidecar_path.unlink(missing_ok=True)
+    log_path = out_dir / "logs" / f"{slug}-t{trial}.log"
+    command, flags = engine_command(spec, era, sidecar_path)
+    from skill_tools.harness.runner import WORKER_ENV
+
+    iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
+                       env={**WORKER_ENV, **training.env(), **(env or {})}, log_path=log_path)
+    sidecar = None
+    if sidecar_path.exists():
+        try:
+            sidecar = json.loads(sidecar_path.read_text())
+        except json.JSONDecodeError:
+            sidecar = None
+    worker = worker_from_log(spec, log_path, sidecar, flags, training) if log_path.exists() else None
+    iso_d = iso.to_dict()
+    if iso.ok and (worker is None or not worker.get("ok")):
+        iso_d["error_class"] = "no_result" if worker is None else "worker_error"
+        iso_d["evidence"] = (worker or {}).get("exception") or "the run exited 0 without a complete log"
+    return {"trial": trial, "isolation": iso_d, "worker": worker}
+
+
+def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
+    """What the engine ran in place of the user's model: recorded with every result."""
+    layers, hidden, heads, seq = _SIZES[spec.size]
+    return {
+        "engine": "megatron-lm", "loop": "megatron.training.pretrain (Megatron-LM's own training loop)",
+        "workload": spec.workload, "size": spec.size,
+        "shape": {"num_layers": layers, "hidden_size": hidden, "num_attention_heads": heads, "seq_length": seq,
+                  "vocab_size": 8192, "micro_batch_size": spec.micro_batch_size},
+        "steps": spec.steps, "trials": trials, "warmup_steps": spec.warmup_steps,
+        "settle_steps": spec.settle_steps, "train_iters": train_iters(spec), "nproc": spec.nproc,
+        "tp": spec.tp, "ep": spec.ep, "layer_spec": spec.layer_spec, "precision": "bf16",
+        "data": "MockGPTDataset (--mock-data, NullTokenizer)",
+        "optimizer": "Megatron-LM's default (adam)", "ddp": "Megatron-LM's default",
+        "step_time_source": "elapsed time per iteration (ms) from the log, --log-interval 1",
+        "model_flags": model_flags(spec), "order": "interleaved by trial",
+    }
