@@ -52,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--dry-run", action="store_true",
                         help="check and print the variants that would run (no GPU needed), then exit")
+    parser.add_argument("--rebuild", type=Path, metavar="RESULTS.json",
+                        help="engine megatron-lm: derive RESULTS.json (and its .md/.png) again from the run's own "
+                             "logs and sidecars in the folder named like it (no GPU; nothing is re-measured)")
+    parser.add_argument("--run-dir", type=Path, help="for --rebuild: the folder holding logs/ and raw/ "
+                                                     "(default: RESULTS.json without .json)")
     parser.add_argument("--mcore-version", help="megatron-core version whose rules the configs are checked "
                                                 "against (default: the installed one)")
     parser.add_argument("--bridge-cmd", action="store_true",
@@ -151,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.bridge_cmd:
         return _bridge_cmd(args)
+    if args.rebuild is not None:
+        return _rebuild(args)
     for name, value in (("--steps", args.steps), ("--trials", args.trials), ("--nproc", args.nproc),
                         ("--warmup", args.warmup)):
         if value < 1:
@@ -199,3 +206,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"results: {paths['json']}", file=sys.stderr)
     failed = [v["name"] for v in doc["variants"] if v["error_class"]]
     return 1 if failed else EXIT_OK
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    """``--rebuild RESULTS.json``: the results derived again from the committed logs and sidecars."""
+    from skill_tools.harness.rebuild import rebuild
+    from skill_tools.harness.report import markdown, write_outputs
+
+    path = args.rebuild
+    if not path.is_file():
+        raise InputError("--rebuild", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    doc = rebuild(path, args.run_dir)
+    paths = write_outputs(doc, path.parent, path.stem)
+    if args.json:
+        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
+    else:
+        print(markdown(doc))
+        print(f"results: {paths['json']}", file=sys.stderr)
+    return EXIT_OK

@@ -173,6 +173,15 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
     losses = [it.losses.get("lm loss") for it in its]
     cap = detect_capture(log)
     cuda = side.get("iterations") or []
+    # The iteration that captured (CUDA events around Megatron's train_step), else the log's.
+    cap_idx = next((i for i, r in enumerate(cuda) if r.get("captures")), None)
+    if cap_idx is None and cap.iteration is not None:
+        cap_idx = cap.iteration - 1
+    capture_step_ms = None
+    if cap_idx is not None and cap_idx < len(cuda):
+        capture_step_ms = cuda[cap_idx]["cuda_ms"]
+    elif cap_idx is not None and cap_idx < len(step_ms):
+        capture_step_ms = step_ms[cap_idx]
     replays_measured = sum(r.get("replays", 0) for r in cuda[lo:hi])
     measured = len(cuda[lo:hi])
     graphed = spec.graphed
@@ -182,9 +191,9 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
     record: dict[str, Any] = {
         "name": spec.name, "engine": "megatron-lm", "ok": ok, "phase": side.get("phase"),
         "exception": side.get("exception"),
-        "flags": flags, "megatron_training": training.source,
+        "flags": flags, "graph_flags": flags[len(model_flags(spec)):], "megatron_training": training.source,
         "megatron_training_path": None if training.path is None else Path(training.path).name,
-        "env": {**(side.get("versions") or {}), "driver": None},
+        "env": dict(side.get("versions") or {}),
         "iterations_logged": len(its),
         "step_ms_all": [x for x in step_ms if x is not None],
         "raw_step_ms": [x for x in step_ms[lo:hi] if x is not None],
@@ -201,6 +210,9 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
         "replayed": bool(graphed and measured and replays_measured >= measured),
         "capture_iteration": cap.iteration,
         "capture_s": cap.seconds,
+        # The whole capturing iteration (warmup run, capture, first replay), for full-iteration graphs
+        # whose capture time Megatron-LM does not log.
+        "capture_step_ms": capture_step_ms,
         "capture_log": cap.to_dict(),
         "memory": side.get("memory"),
         "capture_stream": "Megatron-LM's own",
@@ -213,19 +225,30 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
     return record
 
 
+def run_files(spec: VariantSpec, trial: int, out_dir: Path) -> tuple[Path, Path]:
+    """(log, sidecar) of one run under ``out_dir``: ``logs/<slug>-t<trial>.log``, ``raw/<slug>-t<trial>.sidecar.json``."""
+    slug = spec.name.replace(":", "_").replace("+", "-")
+    return out_dir / "logs" / f"{slug}-t{trial}.log", out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
+
+
 def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, era: Era,
             training: Training, env: dict[str, str] | None = None) -> dict[str, Any]:
     """One isolated Megatron-LM run -> {"trial", "isolation", "worker"} (the proxy runner's shape)."""
-    slug = spec.name.replace(":", "_").replace("+", "-")
-    sidecar_path = out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
+    log_path, sidecar_path = run_files(spec, trial, out_dir)
     sidecar_path.parent.mkdir(parents=True, exist_ok=True)
     sidecar_path.unlink(missing_ok=True)
-    log_path = out_dir / "logs" / f"{slug}-t{trial}.log"
     command, flags = engine_command(spec, era, sidecar_path)
     from skill_tools.harness.runner import WORKER_ENV
 
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
                        env={**WORKER_ENV, **training.env(), **(env or {})}, log_path=log_path)
+    return outcome(spec, trial, iso.to_dict(), log_path, sidecar_path, out_dir, flags, training)
+
+
+def outcome(spec: VariantSpec, trial: int, iso_d: dict[str, Any], log_path: Path, sidecar_path: Path,
+            out_dir: Path, flags: list[str], training: Training) -> dict[str, Any]:
+    """{"trial", "isolation", "worker"} from a finished run's log and sidecar (also used to rebuild
+    results from committed logs)."""
     sidecar = None
     if sidecar_path.exists():
         try:
@@ -233,8 +256,8 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, e
         except json.JSONDecodeError:
             sidecar = None
     worker = worker_from_log(spec, log_path, sidecar, flags, training) if log_path.exists() else None
-    iso_d = iso.to_dict()
-    if iso.ok and (worker is None or not worker.get("ok")):
+    iso_d = dict(iso_d, log_path=log_path.relative_to(out_dir).as_posix())  # relative to the results folder
+    if iso_d.get("error_class") is None and (worker is None or not worker.get("ok")):
         iso_d["error_class"] = "no_result" if worker is None else "worker_error"
         iso_d["evidence"] = (worker or {}).get("exception") or "the run exited 0 without a complete log"
     return {"trial": trial, "isolation": iso_d, "worker": worker}

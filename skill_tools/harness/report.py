@@ -24,12 +24,29 @@ def _speedup(v: dict[str, Any]) -> str:
     return f"{s['point']:.2f}× [{s['ci95_low']:.2f}, {s['ci95_high']:.2f}]"
 
 
+def _subject(wl: dict[str, Any]) -> str:
+    """What ran: Megatron-LM's own loop on a model of a given size, or the proxy loop."""
+    if wl.get("engine") == "megatron-lm":
+        return f"{wl.get('workload', '?')} GPT through Megatron-LM's pretrain()"
+    return f"{wl.get('workload', '?')} proxy"
+
+
+def _memory(mem: dict[str, Any]) -> str:
+    if not mem:
+        return "–"
+    if "max_allocated_before_capture_mb" in mem:  # proxy engine: around the capture
+        return f"{mem.get('max_allocated_before_capture_mb', 0):.0f}→{mem.get('max_allocated_after_capture_mb', 0):.0f}"
+    if "max_allocated_mb" in mem:  # engine megatron-lm: peak over the whole run
+        return f"peak {mem['max_allocated_mb']:.0f}"
+    return "–"
+
+
 def markdown(doc: dict[str, Any]) -> str:
     env = doc.get("env", {})
     wl = doc.get("workload", {})
     streams = sorted({v["capture_stream"] for v in doc.get("variants", []) if v.get("capture_stream")})
     lines = [
-        f"# {doc.get('kind', 'training').capitalize()} benchmark: {wl.get('workload', '?')} proxy, "
+        f"# {doc.get('kind', 'training').capitalize()} benchmark: {_subject(wl)}, "
         f"size {wl.get('size', '?')} ({doc.get('date')})",
         "",
         f"GPU {env.get('gpu')} · driver {env.get('driver')} · torch {env.get('torch')} · CUDA {env.get('cuda')} · "
@@ -40,15 +57,13 @@ def markdown(doc: dict[str, Any]) -> str:
         + (f"; capture stream: {', '.join(streams)}." if streams else "."),
         "",
         "| variant | captured | replayed | graphs | step ms (median [95% CI]) | speedup vs eager [95% CI] "
-        "| max abs Δloss | kernel ms/step | GPU busy | mem alloc MB before→after capture | error |",
+        "| max abs Δloss | kernel ms/step | GPU busy | max alloc MB | error |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for v in doc.get("variants", []):
         sm = v.get("step_ms")
         step = f"{sm['median']:.3f} [{sm['ci95_low']:.3f}, {sm['ci95_high']:.3f}]" if sm else "–"
-        mem = v.get("memory") or {}
-        memtxt = (f"{mem.get('max_allocated_before_capture_mb', 0):.0f}→{mem.get('max_allocated_after_capture_mb', 0):.0f}"
-                  if mem else "–")
+        memtxt = _memory(v.get("memory") or {})
         graphed = v.get("impl") != "none" or v.get("optimizer_graph")
         delta = v.get("loss_max_abs_delta")
         busy = v.get("gpu_busy_fraction")
@@ -71,6 +86,8 @@ def markdown(doc: dict[str, Any]) -> str:
         lines += ["", "Failures:"]
         for v in failures:
             lines.append(f"- **{v['name']}**: `{v['error_class']}` — {v.get('evidence') or ''}")
+            if v.get("graph_flags"):
+                lines.append(f"  - graph flags: `{' '.join(v['graph_flags'])}`")
             if v.get("exception") and v.get("exception") not in (v.get("evidence") or ""):
                 lines.append(f"  - worker exception ({v.get('failed_phase') or '?'} phase): `{v['exception'][:400]}`")
     for note in doc.get("notes", []):
@@ -105,7 +122,7 @@ def plot(doc: dict[str, Any], path: Path) -> Path | None:
         if v.get("kernel_ms_per_step"):
             ax.plot([i - 0.35, i + 0.35], [v["kernel_ms_per_step"]] * 2, color="tab:red", lw=1, ls="--")
     env, wl = doc.get("env", {}), doc.get("workload", {})
-    ax.set_title(f"{wl.get('workload')} proxy ({wl.get('size')}) on {env.get('gpu')}: step times; "
+    ax.set_title(f"{_subject(wl)} ({wl.get('size')}) on {env.get('gpu')}: step times; "
                  f"dashed = kernel time/step", fontsize=9)
     fig.tight_layout()
     path = Path(path)

@@ -26,6 +26,9 @@ def driver_version() -> str | None:
         return None
 
 SCHEMA_VERSION = 1
+#: Passed through from an engine's worker record (engine megatron-lm) into ``variants[]``.
+ENGINE_FIELDS = ("engine", "graph_flags", "megatron_training", "capture_iteration", "capture_step_ms",
+                 "substitutions", "log_failures")
 LOSS_TOLERANCE = 1e-3
 
 VARIANT_FIELDS = (
@@ -76,6 +79,11 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
         "capture_stream": first.get("capture_stream") or spec.get("capture_stream"),
         "raw_step_ms": raw,
     }
+    # What an engine that runs a real entry point knows beyond the proxy fields: the exact flags it
+    # passed, the iteration that captured, what it substituted, the failure lines of its log.
+    for key in ENGINE_FIELDS:
+        if first.get(key) is not None:
+            entry[key] = first[key]
     if failed:
         iso = failed[0].get("isolation") or {}
         worker = failed[0].get("worker") or {}

@@ -155,6 +155,8 @@ NAMED: dict[str, Named] = {
     "full_iteration+capturable-adam": Named("full_iteration", capturable_optimizer=True),
     "full_iteration+optimizer": Named("full_iteration", optimizer_graph=True),
     "local": Named("local"),
+    #: TE graphs of whole transformer layers (``cuda_graph_impl="transformer_engine"``, no modules).
+    "te:layer": Named("transformer_engine"),
     "te:attn": Named("transformer_engine", ("attn",)),
     "te:mlp": Named("transformer_engine", ("mlp",)),
     "te:attn+mlp": Named("transformer_engine", ("attn", "mlp")),

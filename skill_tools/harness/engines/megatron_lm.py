@@ -44,6 +44,7 @@ from typing import Any
 import torch
 
 from skill_tools.harness.graph_counter import GraphCounter
+from skill_tools.harness.results import driver_version
 
 _STATE: dict[str, Any] = {"ok": False, "phase": "start", "substitutions": [], "iterations": []}
 
@@ -297,7 +298,9 @@ def _versions() -> dict[str, Any]:
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "megatron_core": getattr(megatron.core, "__version__", None) or version("megatron-core"),
-        "megatron_training_from": str(Path(megatron.training.__file__).parent.parent.parent),
+        # The folder name only (a site-packages folder or a checkout): results carry no host paths.
+        "megatron_training_from": Path(megatron.training.__file__).parent.parent.parent.name,
+        "driver": driver_version(),
         "transformer_engine": version("transformer-engine", "transformer_engine", "transformer-engine-cu13",
                                       "transformer-engine-cu12"),
         "python": platform.python_version(),

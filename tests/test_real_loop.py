@@ -1,0 +1,185 @@
+"""Engine megatron-lm, CPU side: the flags it hands Megatron-LM's parser, and the results it
+derives from the real runs' logs (Megatron-LM's own loop on an H200, committed under
+benchmarks/results/2026-12-03-training-megatron-lm-*)."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+from skill_tools.config.era import resolve_era
+from skill_tools.errors import InputError
+from skill_tools.harness import real_loop
+from skill_tools.harness.rebuild import rebuild
+from skill_tools.harness.spec import named_variant
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+REAL_RUNS = sorted(RESULTS.glob("2026-12-03-training-megatron-lm-*.json"))
+CURRENT = resolve_era("0.19.2")
+LEGACY = resolve_era("0.16.1")
+
+VARIANTS = [("dense", n) for n in ("eager", "full_iteration", "full_iteration+optimizer", "local", "te:layer",
+                                   "te:attn+mlp")] + [
+    ("moe", "te:attn+moe_router+moe_preprocess"), ("moe", "full_iteration"), ("moe_droppad", "te:moe")]
+
+
+def _flags(workload: str, name: str, era=CURRENT) -> list[str]:
+    spec = named_variant(name, engine="megatron-lm", workload=workload)
+    return real_loop.model_flags(spec) + real_loop.graph_flags(spec, era)
+
+
+@pytest.fixture(scope="module")
+def mlm_parser():
+    """Megatron-LM's own argument parser from the installed megatron-core 0.19 wheel."""
+    pytest.importorskip("torch")
+    import argparse
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from megatron.training.arguments import add_megatron_arguments
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"megatron.training is not importable here: {exc}")
+    if resolve_era(None).version_tuple < (0, 19, 0):
+        pytest.skip("the installed megatron-core is not 0.19")
+    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
+
+
+@pytest.mark.parametrize("workload,name", VARIANTS)
+def test_every_variant_is_accepted_by_megatron_lms_parser(mlm_parser, workload, name):
+    args, unknown = mlm_parser.parse_known_args(_flags(workload, name))
+    assert unknown == []
+    spec = named_variant(name, engine="megatron-lm", workload=workload)
+    assert args.cuda_graph_impl == spec.impl
+    assert [m.name if hasattr(m, "name") else m for m in (args.cuda_graph_modules or [])] == list(spec.modules)
+    assert args.optimizer_cuda_graph == spec.optimizer_graph
+    if spec.impl != "none":
+        assert args.te_rng_tracker  # SKILL.md's flags, as users copy them
+
+
+@pytest.mark.parametrize("name", ["eager", "full_iteration", "full_iteration+optimizer", "local", "te:layer",
+                                  "te:attn+mlp"])
+def test_dense_variants_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, name):
+    """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
+    import megatron.core.num_microbatches_calculator as nmc
+    import megatron.training.global_vars as global_vars
+    from megatron.training.arguments import parse_and_validate_args
+
+    for key, value in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr("sys.argv", ["pretrain", *_flags("dense", name)])
+    global_vars.destroy_global_vars()
+    nmc.destroy_num_microbatches_calculator()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
+    finally:
+        global_vars.destroy_global_vars()
+        nmc.destroy_num_microbatches_calculator()
+    assert args.train_iters == real_loop.train_iters(named_variant(name, engine="megatron-lm"))
+
+
+def test_legacy_flags_use_the_016_spelling():
+    flags = _flags("dense", "full_iteration", LEGACY)
+    assert flags[-6:-2] == ["--cuda-graph-impl", "local", "--cuda-graph-scope", "full_iteration"]
+    te = _flags("dense", "te:attn+mlp", LEGACY)
+    assert "--cuda-graph-scope" in te and "--cuda-graph-modules" not in te
+
+
+def test_016_without_a_checkout_names_the_tag_to_check_out():
+    with pytest.raises(InputError) as err:
+        real_loop.locate_training(None, LEGACY)
+    assert "core_v0.16.1" in str(err.value) + (err.value.hint or "")
+
+
+def test_a_checkout_without_megatron_training_is_refused(tmp_path):
+    with pytest.raises(InputError) as err:
+        real_loop.locate_training(tmp_path, LEGACY)
+    assert "megatron/training/training.py" in str(err.value)
+    (tmp_path / "megatron" / "training").mkdir(parents=True)
+    (tmp_path / "megatron" / "training" / "training.py").write_text("")
+    training = real_loop.locate_training(tmp_path, LEGACY)
+    assert training.source == "checkout" and training.env()["PYTHONPATH"].startswith(str(tmp_path))
+
+
+def test_bench_dry_run_prints_the_megatron_lm_command_lines(capsys):
+    from skill_tools.cli import main
+
+    assert main(["bench", "--dry-run", "--json", "--variants", "eager,full_iteration"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["engine"] == "megatron-lm"
+    full = next(v for v in plan["variants"] if v["name"] == "full_iteration")
+    assert full["megatron_lm_flags"][-4:] == ["--cuda-graph-impl", "full_iteration", "--te-rng-tracker",
+                                             "--no-check-for-nan-in-loss-and-grad"]
+
+
+# --------------------------------------------------------------------------------------------
+# Results derived from the real runs' logs
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_real_runs_are_committed():
+    assert len(REAL_RUNS) >= 7, REAL_RUNS
+
+
+@pytest.mark.parametrize("path", REAL_RUNS, ids=lambda p: p.stem)
+def test_committed_results_follow_from_the_committed_logs(path, tmp_path):
+    """Every number of a committed results file is derived again from its logs and sidecars."""
+    committed = json.loads(path.read_text())
+    again = rebuild(path)
+    for old, new in zip(committed["variants"], again["variants"], strict=True):
+        assert new["name"] == old["name"]
+        for key in ("captured", "replayed", "graphs_count", "error_class", "speedup_vs_eager",
+                    "loss_max_abs_delta", "step_ms", "capture_iteration"):
+            assert new.get(key) == old.get(key), (old["name"], key)
+
+
+def _variant(stem: str, name: str) -> dict:
+    doc = json.loads((RESULTS / f"{stem}.json").read_text())
+    return next(v for v in doc["variants"] if v["name"] == name)
+
+
+def test_real_loop_full_iteration_captures_once_and_replays_every_step():
+    full = _variant("2026-12-03-training-megatron-lm-h200-dense-tiny", "full_iteration")
+    assert full["captured"] and full["replayed"] and full["graphs_count"] == 1
+    assert full["capture_iteration"] == 4  # --cuda-graph-warmup-steps 3, then capture
+    assert full["loss_max_abs_delta"] == 0.0
+    assert full["graph_flags"] == ["--cuda-graph-impl", "full_iteration", "--te-rng-tracker",
+                                   "--no-check-for-nan-in-loss-and-grad"]
+
+
+def test_016_full_iteration_fails_at_capture_on_a_pageable_copy():
+    """megatron-core 0.16.1 + Megatron-LM core_v0.16.1: local + full_iteration scope fails in capture."""
+    full = _variant("2026-12-03-training-megatron-lm-0.16.1-h200-dense-tiny", "full_iteration")
+    assert full["error_class"] == "capture-pageable-copy"
+    assert "unless the CPU tensor is pinned" in full["evidence"]
+    assert full["graph_flags"][:4] == ["--cuda-graph-impl", "local", "--cuda-graph-scope", "full_iteration"]
+    te = _variant("2026-12-03-training-megatron-lm-0.16.1-h200-dense-tiny", "te:attn+mlp")
+    assert te["captured"] and te["replayed"] and te["loss_max_abs_delta"] == 0.0
+
+
+def test_dropless_moe_full_iteration_fails_where_scoped_te_graphs_run():
+    stem = "2026-12-03-training-megatron-lm-h200-moe-tiny"
+    assert _variant(stem, "full_iteration")["error_class"] is not None
+    scoped = _variant(stem, "te:attn+moe_router+moe_preprocess")
+    assert scoped["captured"] and scoped["replayed"] and scoped["loss_max_abs_delta"] == 0.0
+    droppad = _variant("2026-12-03-training-megatron-lm-h200-moe_droppad-tiny", "full_iteration")
+    assert droppad["captured"] and droppad["replayed"] and droppad["loss_max_abs_delta"] == 0.0
+
+
+def test_rebuild_refuses_proxy_results():
+    proxy = RESULTS / "2026-12-02-training-h200-dense-tiny.json"
+    with pytest.raises(InputError):
+        rebuild(proxy)
+
+
+def test_rebuild_cli_names_a_missing_file(capsys):
+    from skill_tools.cli import main
+
+    assert main(["bench", "--rebuild", os.devnull + "-missing.json"]) == 2
