@@ -154,7 +154,8 @@ def test_skill_card_is_required(tmp_path):
 
 def test_generated_skill_card_must_match_its_sources(repo, tmp_path):
     root = tmp_path / "megatron-cuda-graphs"
-    keep = {"SKILL.md", "card.yaml", "skill-card.md", "BENCHMARK.md", "evals", "benchmarks", "references"}
+    keep = {"SKILL.md", "card.yaml", "skill-card.md", "BENCHMARK.md", "evals", "benchmarks", "references",
+            ".claude-plugin"}
     root.mkdir()
     for name in keep:
         src = repo / name
