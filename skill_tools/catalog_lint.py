@@ -13,6 +13,7 @@ would raise it:
   Symlinked installs are judged by the link's name, not its target's.
 - **Tier-1 findings of the catalog's evaluator** (as printed in the catalog's BENCHMARK.md files):
   ``SCHEMA/author_missing`` (MEDIUM), ``SCHEMA/author_format`` (LOW: ``Name <email@host>``),
+  ``SCHEMA/metadata_key_style`` (MEDIUM: kebab-case metadata keys),
   ``SCHEMA/body_recommended_section`` (MEDIUM: ``## Instructions``, ``## Examples``); and the
   spec's guideline of a body under about 5k tokens.
 - **Sync gates** (``.github/workflows/sync-skills.yml`` @7149a88, "Enforce skill compliance"): a
@@ -49,6 +50,8 @@ BODY_TOKEN_GUIDELINE = 5000
 RECOMMENDED_SECTIONS = ("Instructions", "Examples")
 #: The catalog's author format (SCHEMA/author_format: "Author must be of the form 'Name <email@host>'").
 AUTHOR_FORM = re.compile(r"^[^<>]+\s<[^<>@\s]+@[^<>@\s]+>$")
+#: Metadata keys (SCHEMA/metadata_key_style: "Metadata key 'data_classification' is not kebab-case").
+KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 #: Home folders of one machine: a skill that cites them works only there.
 MACHINE_PATH = re.compile(r"(?<![\w.])(/home/[\w.-]+/|/Users/[\w.-]+/|/root/|[A-Za-z]:\\Users\\)")
 #: Files an agent may read besides the linked docs.
@@ -84,6 +87,15 @@ def check_installed_name(root: Path, name: Any, *, as_installed: bool) -> list[L
 
 def check_frontmatter_metadata(front: dict[str, Any]) -> list[LintFinding]:
     meta = front.get("metadata") if isinstance(front.get("metadata"), dict) else {}
+    out = [_finding("SKILL.md", f"metadata key {key!r} is not kebab-case (the catalog's evaluator reports "
+                                f"SCHEMA/metadata_key_style, MEDIUM): rename it "
+                                f"{re.sub(r'[_ ]+', '-', str(key)).lower()!r}",
+                    severity="warning", path=f"$.metadata.{key}")
+           for key in meta if not KEBAB.fullmatch(str(key))]
+    return out + _author_findings(meta)
+
+
+def _author_findings(meta: dict[str, Any]) -> list[LintFinding]:
     author = meta.get("author")
     if not isinstance(author, str) or not author.strip():
         return [_finding("SKILL.md", "metadata.author is missing (the catalog's evaluator reports "

@@ -124,6 +124,11 @@ def test_author_missing_is_a_warning_and_its_form_an_info(tmp_path):
     assert any("SCHEMA/author_format" in m for m in got["info"]) and got["warning"] == []
 
 
+def test_metadata_keys_are_kebab_case(tmp_path):
+    root = make_skill(tmp_path / "a", SKILL.replace('  version: "1"\n', '  version: "1"\n  checked_against: x\n'))
+    assert any("'checked_against' is not kebab-case" in m and "'checked-against'" in m for m in found(root)["warning"])
+
+
 def test_missing_sections_and_a_long_body_are_warnings(tmp_path):
     body = SKILL.replace("## Instructions\n", "").replace("## Examples\n", "### Examples\n")
     root = make_skill(tmp_path / "a", body + "word " * (BODY_TOKEN_GUIDELINE * 4 // 5 + 10))
