@@ -202,6 +202,12 @@ def _metadata(meta: EvalMeta | None, files: list[ResultsFile]) -> list[str]:
     attempts = _attempts(evals)
     if attempts is not None:
         lines.append(f"- Attempts per task: {attempts}")
+    if evals:
+        # `skill-tools evals` has one mode: it scores (and `evals run` calls the agent CLI) in-process
+        # on the invoking host, so this is a property of the evaluator, not a guess about the run.
+        lines += ["- Environment: `local`", "",
+                  "The scorer runs on the invoking host (local mode, no sandbox); configs executed on a GPU ran "
+                  "on the GPUs listed under Execution and Provenance."]
     lines.append("")
     return lines
 

@@ -11,6 +11,7 @@ reports (``*-evals-*.json``), and the card's ``validation_status`` from the clai
 - ``benchmarks/measured.yaml``: every variant of every results file, each naming its file;
 - ``BENCHMARK.md`` (:mod:`skill_tools.benchmark_md`) and ``skill-card.md``
   (:mod:`skill_tools.skill_card`, which also reads the SKILL.md frontmatter);
+- ``.claude-plugin/plugin.json`` from the SKILL.md frontmatter (:mod:`skill_tools.plugin_manifest`);
 - ``references/rules.md`` from the rule catalog.
 
 ``--check`` regenerates in memory and reports what is stale, so CI fails when someone edits a
@@ -51,6 +52,7 @@ from skill_tools.errors import InputError
 from skill_tools.rules.catalog import RULES_DOC
 from skill_tools.rules.catalog import load as load_catalog
 from skill_tools.rules.reference_doc import render as render_rules_doc
+from skill_tools.plugin_manifest import PLUGIN_JSON, render_plugin_json
 from skill_tools.skill_card import SKILL_CARD, render_skill_card
 
 CARD = "card.yaml"
@@ -193,6 +195,9 @@ def sync(root: Path, *, check: bool = False) -> SyncReport:
                (RULES_DOC, render_rules_doc(load_catalog()))]
     if (root / SKILL_MD).is_file():
         outputs.append((SKILL_CARD, render_skill_card(front, yaml.safe_load(new_card) or {}, files, meta)))
+        plugin = render_plugin_json(front)
+        if plugin is not None:
+            outputs.append((PLUGIN_JSON, plugin))
     for rel, new in outputs:
         path = root / rel
         old = path.read_text(encoding="utf-8") if path.is_file() else None

@@ -2,7 +2,8 @@
 
 The catalog's cards are small (the largest ``nemo-mbridge-*`` card is about 17 KB): ``validated_on``
 is a date string, ``validation_status`` maps a claim id to a list of tokens (``measured``,
-``code_verified``, ...), ``measured_results`` has one flat entry per run and
+``code_verified``, ...), ``measured_results`` has one entry per run (``model``, ``task``, ``gpu``,
+iteration times, ``status``) and
 ``expected_metric_change`` a few entries of ``metric/direction/magnitude/conditions/evidence``.
 The per-variant detail (every variant of every results file, each naming its file) is generated
 into ``benchmarks/measured.yaml`` instead, and the claims behind ``validation_status`` (claim text
@@ -109,11 +110,6 @@ def validated_on(files: list[ResultsFile]) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _stack(env: dict[str, Any]) -> str:
-    names = (("megatron_core", "megatron-core"), ("transformer_engine", "TE"), ("torch", "torch"))
-    return ", ".join(f"{label} {env[k]}" for k, label in names if env.get(k)) or "not recorded"
-
-
 def _workload(data: dict[str, Any]) -> str:
     w = data.get("workload")
     if isinstance(w, str):
@@ -148,6 +144,20 @@ def _training_variant(v: dict[str, Any]) -> str:
     return f"{_speedup(v)}, Δloss {delta if delta is not None else 'n/a'}, {status}"
 
 
+def _failed_run(variants: list[dict[str, Any]]) -> dict[str, str] | None:
+    """A run where no graphed variant ran, in the catalog's ``status``/``error`` shape (its cards
+    write a blocked run as ``status: blocked`` with the ``error``): variant names grouped by cause."""
+    graphed = [v for v in variants if variant_status(v, "training") not in ("baseline", "control")]
+    if not graphed or any(variant_status(v, "training") not in ("failed", "not_captured") for v in graphed):
+        return None
+    causes: dict[str, list[str]] = {}
+    for v in graphed:
+        status = variant_status(v, "training")
+        cause = v.get("error_class") if status == "failed" else None
+        causes.setdefault(str(cause) if cause else status.replace("_", " "), []).append(v["name"])
+    return {"status": "failed", "error": "; ".join(f"{c} ({', '.join(n)})" for c, n in causes.items())}
+
+
 def _inference_scopes(variants: list[dict[str, Any]]) -> dict[str, str]:
     """Per inference scope: speedup range over batch sizes and how many variants had each status."""
     out: dict[str, str] = {}
@@ -167,15 +177,20 @@ def _inference_scopes(variants: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
-    """One entry per harness results file (``results_file`` is its name in benchmarks/results/)."""
+    """One entry per harness results file, in the catalog's field names (``model``, ``task``,
+    ``gpu``, ``baseline_iter_ms``, ``status``-bearing variants); ``results_file`` names the file in
+    benchmarks/results/, where the full software stack and every sample are. The megatron-core
+    versions are stated once per metric in ``expected_metric_change.conditions``."""
     out: list[dict[str, Any]] = []
     for f in files:
         if f.kind not in KINDS:
             continue
-        entry: dict[str, Any] = {"results_file": Path(f.rel).name}
+        entry: dict[str, Any] = {"model": _workload(f.data),
+                                 "task": "pretrain" if f.kind == "training" else "inference_decode"}
         if f.engine:
             entry["engine"] = f.engine
-        entry.update({"env": f"{f.env.get('gpu') or 'GPU not recorded'}, {_stack(f.env)}", "workload": _workload(f.data)})
+        entry["gpu"] = str(f.env.get("gpu") or "not recorded")
+        base = None
         if f.kind == "training":
             base = next((v for v in f.data["variants"] if variant_status(v, "training") == "baseline"), None)
             med = ci_of(base.get("step_ms"), "median")[0] if base else None
@@ -184,10 +199,11 @@ def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
         if _capture_stream(f.data):
             entry["capture_stream"] = _capture_stream(f.data)
         if f.kind == "training":
-            entry["variants"] = {v["name"]: _training_variant(v) for v in f.data["variants"]
-                                 if not (v is base and "baseline_iter_ms" in entry)}
+            rest = [v for v in f.data["variants"] if not (v is base and "baseline_iter_ms" in entry)]
+            entry.update(_failed_run(rest) or {"variants": {v["name"]: _training_variant(v) for v in rest}})
         else:
             entry["scopes"] = _inference_scopes(f.data["variants"])
+        entry["results_file"] = Path(f.rel).name
         out.append(entry)
     return out
 
@@ -209,6 +225,8 @@ def _range(values: list[float], fmt: str) -> str:
 
 def _conditions(pairs: list[tuple[ResultsFile, dict[str, Any]]]) -> str:
     gpus = sorted({str(f.env.get("gpu")) for f, _ in pairs if f.env.get("gpu")})
+    gpus += [f"megatron-core {v}" for v in sorted({str(f.env["megatron_core"]) for f, _ in pairs
+                                                   if f.env.get("megatron_core")})]
     engines = sorted({f.engine for f, _ in pairs if f.engine})
     workloads = sorted({_workload(f.data) for f, _ in pairs})
     streams = sorted({_capture_stream(f.data) or "not recorded" for f, _ in pairs})

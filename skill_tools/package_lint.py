@@ -31,11 +31,15 @@ class LintFinding:
     message: str
     line: int | None = None
     path: str | None = None  # JSON path inside the file, e.g. $.tasks[3].id
+    #: "error" fails lint; "warning" (what the catalog's evaluator would report) and "info" (a check
+    #: that could not apply here, with the reason) are printed but do not fail it.
+    severity: str = "error"
 
     def __str__(self) -> str:
         where = self.file + (f":{self.line}" if self.line else "")
         at = f" at {self.path}" if self.path else ""
-        return f"{where}{at}: {self.message}"
+        level = "" if self.severity == "error" else f"{self.severity}: "
+        return f"{where}{at}: {level}{self.message}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -172,10 +176,6 @@ def check_skill_md(root: Path) -> tuple[dict[str, Any] | None, list[LintFinding]
         out.append(LintFinding(rel, "frontmatter must be a mapping of fields (name, description, ...)", line=2))
         return None, out
     out += _schema_findings(data, load_schema("skill_frontmatter.schema.json"), rel, node, line_offset=1)
-    parent = root.resolve()
-    if parent.parent.name == "skills" and isinstance(data.get("name"), str) and data["name"] != parent.name:
-        out.append(LintFinding(rel, f"name {data['name']!r} must match the skill folder name {parent.name!r}",
-                               line=_node_line(node, ["name"]) + 1 if node else None, path="$.name"))
     return data, out
 
 
@@ -274,15 +274,25 @@ class LintReport:
     findings: list[LintFinding]
 
     @property
+    def errors(self) -> list[LintFinding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.errors
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "root": self.root, "findings": [f.to_dict() for f in self.findings]}
 
 
-def lint(root: Path) -> LintReport:
-    """Run every check. Raises :class:`InputError` when ``root`` is not a readable skill folder."""
+def lint(root: Path, *, as_installed: bool = False) -> LintReport:
+    """Run every check. Raises :class:`InputError` when ``root`` is not a readable skill folder.
+
+    ``as_installed``: ``root`` is where an agent loads the skill from, so its name must be the
+    skill's name even when its parent folder is not called ``skills``.
+    """
+    from skill_tools.catalog_lint import check_catalog  # it reuses this module's readers
+
     if not root.is_dir():
         raise InputError(str(root), "is not a directory", hint="pass the skill folder that holds SKILL.md")
     data, findings = check_skill_md(root)
@@ -290,4 +300,5 @@ def lint(root: Path) -> LintReport:
     findings += check_card(root)
     findings += check_evals(root, name if isinstance(name, str) else None)
     findings += check_links(root)
+    findings += check_catalog(root, data if isinstance(data, dict) else None, as_installed=as_installed)
     return LintReport(str(root), findings)

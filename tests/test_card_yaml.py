@@ -30,6 +30,21 @@ def test_card_has_the_catalog_shapes_and_size() -> None:
     assert (REPO / "card.yaml").stat().st_size < PEER_MAX_BYTES
 
 
+@pytest.mark.legacy
+def test_card_uses_the_catalog_field_names_for_shared_fields() -> None:
+    """The shapes of nemo-mbridge-perf-cuda-graphs / -activation-recompute / -cpu-offloading /
+    -memory-tuning (mirror 7149a88): the five training dimensions, failure modes with a likely
+    cause, measured runs named by model/task/gpu, the upstream minimal_example keys."""
+    assert set(CARD["training_dimensions"]) == {"speed", "memory", "scale", "convergence", "stability"}
+    assert all({"effect", "confidence", "rationale"} <= set(d) for d in CARD["training_dimensions"].values())
+    assert all({"name", "symptom", "likely_cause", "fix"} <= set(f) for f in CARD["failure_modes"])
+    assert all({"model", "task", "gpu", "results_file"} <= set(e) for e in CARD["measured_results"])
+    assert all(("variants" in e or "scopes" in e) != ("status" in e and "error" in e)
+               for e in CARD["measured_results"])
+    assert set(CARD["minimal_example"]) == {"docs_example", "skill_example", "test_path", "cli_path"}
+    assert set(CARD["interactions"]) == {"required", "conditional", "incompatible"}
+
+
 def _citations() -> list[str]:
     out: list[str] = []
     for entry in CLAIMS:

@@ -23,8 +23,8 @@ LAYERS: dict[str, int] = {
     "skill_tools.overrides": 3, "skill_tools.harness": 3,
     "skill_tools.recommend": 4, "skill_tools.evaluation": 4, "skill_tools.card": 4, "skill_tools.api": 4,
     "skill_tools.card_results": 4, "skill_tools.card_compact": 4, "skill_tools.benchmark_md": 4,
-    "skill_tools.skill_card": 4, "skill_tools.skill_md": 1,
-    "skill_tools.package_lint": 4,
+    "skill_tools.skill_card": 4, "skill_tools.skill_md": 1, "skill_tools.plugin_manifest": 4,
+    "skill_tools.package_lint": 4, "skill_tools.catalog_lint": 4,
     "skill_tools.commands": 5, "skill_tools.cli": 5, "skill_tools.__main__": 5,
 }
 #: Run inside the GPU subprocess: the only modules that may import torch at module level.

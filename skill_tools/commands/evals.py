@@ -1,4 +1,5 @@
-"""`skill-tools evals score|run`: score agent answers against evals/evals.json, or collect them first.
+"""`skill-tools evals score|run|export`: score agent answers against evals/evals.json, collect them
+first, or export the task set (commands/evals_export.py).
 
 Exit codes: 0 gate passed, 1 gate failed (mean score of the gated condition below
 --threshold), 2 bad input.
@@ -41,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--retries", type=int, default=1, help="retries per call on failure/timeout (default 1)")
     run.add_argument("--agent-name", default="", help="label stored with each answer")
     _common(run)
+    from skill_tools.commands import evals_export
+
+    evals_export.add_parser(sub)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -63,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not getattr(args, "evals_command", None):
         raise InputError("skill-tools evals", "missing action", hint="use `evals score --answers FILE` or `evals run --agent-cmd ...`")
+    if args.evals_command == "export":
+        from skill_tools.commands import evals_export
+
+        return evals_export.run(args)
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("--threshold", f"{args.threshold} is outside 0..1", hint="e.g. --threshold 0.7")
     taskset = load_tasks(args.evals)
