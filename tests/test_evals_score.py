@@ -230,6 +230,26 @@ def test_negated_concept_does_not_earn_it(taskset):
 
 def test_moe_setup_from_the_task_is_the_base(taskset):
     ans = one(taskset, "moe-dropless-bringup", "Use `cuda_graph_impl=transformer_engine` with "
-              "`cuda_graph_modules=[\"attn\",\"moe_router\",\"moe_preprocess\"]`.")
+              "`cuda_graph_modules=[\"attn\",\"moe_router\",\"moe_preprocess\"]` and `use_te_rng_tracker=True`.")
     v = checks(ans, "validates")
     assert v and v[0]["score"] == 1.0, v
+
+
+def test_an_error_the_answers_settings_bring_about_is_charged(taskset):
+    # The answer turns graphs on without the RNG tracker Bridge asserts for them: its keys are not the
+    # rule's keys, but the error is absent from the task's stated setup, so it is the answer's.
+    ans = one(taskset, "moe-dropless-bringup", "Use `cuda_graph_impl=transformer_engine` with "
+              "`cuda_graph_modules=[\"moe_router\",\"moe_preprocess\"]`.")
+    v = checks(ans, "validates")
+    assert v and v[0]["score"] == 0.0 and v[0]["fatal"] and "te-rng-tracker" in v[0]["explanation"], v
+
+
+def test_an_error_of_the_stated_config_is_not_charged_to_an_answer_that_keeps_it(taskset):
+    # migrate-016-to-019 states cuda_graph_impl="transformer_engine" in its question; an answer that
+    # renames the scope key and restates the same impl is not charged for the tracker the user's recipe
+    # has elsewhere. An answer that switches the impl (rng-tracker-assert: TE -> local) is.
+    keep = one(taskset, "migrate-016-to-019", 'Keep `cuda_graph_impl="transformer_engine"` and rename: '
+               '`cuda_graph_modules=["attn","moe_router"]`.')
+    assert checks(keep, "validates")[0]["score"] == 1.0
+    switch = one(taskset, "rng-tracker-assert", 'Don\'t patch TE; switch to `cfg.model.cuda_graph_impl = "local"`.')
+    assert checks(switch, "validates")[0]["score"] == 0.0

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
+from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.polarity import (
     ALTERNATIVE,
     LinePolarity,
@@ -38,6 +39,7 @@ MAX_YAML_ALIASES = 20
 MAX_NESTING = 40
 
 SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"  # rejected: screened out
+WORDS = "words"  # origin of a setting stated in plain words: lowest precedence
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -61,9 +63,11 @@ _PROSE_KV = re.compile(
 #: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
 _PROSE_TO = re.compile(
     r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
-    r"\s+(?:to|as|at)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])`?")
+    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+)?(?:to|as)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
-                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every"})
+                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
+                         "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
+                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
 _YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
@@ -103,6 +107,8 @@ class Block:
     keys: list[str] = field(default_factory=list)
     error: str | None = None
     cfg: CanonicalConfig | None = field(default=None, repr=False)
+    #: for the old side of a diff: the new side's blocks (what both sides set alike is not rejected)
+    diff_new: list["Block"] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         text = self.text if len(self.text) <= 400 else self.text[:400] + "…"
@@ -129,8 +135,14 @@ class Extraction:
         counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
-        for b in self.blocks:
+        written = [b for b in self.blocks if b.origin != WORDS]
+        words = [b for b in self.blocks if b.origin == WORDS]
+        for b in written + words:
             if b.cfg is None or b.error is not None or b.role == REJECTED:
+                continue
+            if b.origin == WORDS:
+                if b.role == SUGGESTED and (b.era is None or era is None or b.era == era):
+                    _merge_words(config, b.cfg, era)
                 continue
             if b.role == COUNTEREXAMPLE:
                 _merge(counter, b.cfg)
@@ -161,6 +173,21 @@ class Extraction:
         return {"config": self.config.to_dict(), "era": self.era, "blocks": [b.to_dict() for b in self.blocks],
                 "alternatives": [a.to_dict() for a in self.alternatives],
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
+
+
+def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
+    """A setting read from words fills a key the answer did not write out, in the era's spelling."""
+    graph_keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
+                  "model.enable_cuda_graph", "model.external_cuda_graph")
+    for key, value in cfg.values.items():
+        if key == "model.cuda_graph_modules" and era == "legacy":
+            key = "model.cuda_graph_scope"
+        if into.has(key) or (key in graph_keys and key != "model.cuda_graph_impl" and
+                             (into.has("model.cuda_graph_modules") or into.has("model.cuda_graph_scope"))):
+            continue
+        if key == "model.cuda_graph_impl" and any(into.has(k) for k in graph_keys):
+            continue
+        into.set(key, value, cfg.locations.get(key))
 
 
 def _merge(into: CanonicalConfig, cfg: CanonicalConfig) -> None:
@@ -200,9 +227,37 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         if block.role == REJECTED or read_text is None:
             continue
         _read_block(block, read_text, source, findings)
+    for block in blocks:
+        _settle(block)
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
+
+
+def _settle(block: Block) -> None:
+    """After reading: the old side of a diff keeps only what the new side changed or removed; an
+    era tag that the block's own keys contradict (0.18+ keys in a block said to be for 0.16) is
+    dropped, so the block is judged for the task's era like any other."""
+    if block.cfg is None:
+        return
+    if block.diff_new:
+        new: dict[str, Any] = {}
+        for b in block.diff_new:
+            if b.cfg is not None:
+                new.update(b.cfg.values)
+        for key in [k for k, v in block.cfg.values.items() if k in new and new[k] == v]:
+            block.cfg.unset(key)
+        block.keys = sorted(block.cfg.values) + sorted("env." + k for k in block.cfg.env)
+    if block.era == "legacy" and _current_only_keys(block.cfg):
+        block.why = (block.why + "; " if block.why else "") + \
+            f"written for 0.16-0.17 but sets {', '.join(_current_only_keys(block.cfg))} (0.18+ only)"
+        block.era = None
+
+
+def _current_only_keys(cfg: CanonicalConfig) -> list[str]:
+    from skill_tools.config.era import DEFAULT_LEGACY, era_for, migrations
+
+    return [m.key for m in migrations(cfg, era_for(DEFAULT_LEGACY)) if "does not exist" in m.message]
 
 
 def _auto_era(ex: Extraction) -> str | None:
@@ -304,14 +359,14 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if not body.strip():
         return
     if kind == "diff":
-        plus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("+") and not ln.startswith("+++")))
-        minus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("-") and not ln.startswith("---")))
-        if minus.strip():
-            for block in _fenced_blocks(minus, "auto", line, COUNTEREXAMPLE):
+        new_side, old_side, removed = _diff_sides(body)
+        new_blocks = list(_fenced_blocks(new_side, "auto", line, role)) if new_side.strip() else []
+        yield from new_blocks
+        if removed:
+            for block in _fenced_blocks(old_side, "auto", line, COUNTEREXAMPLE):
                 block.why = "a removed line of a diff"
+                block.diff_new = new_blocks
                 yield block
-        if plus.strip():
-            yield from _fenced_blocks(plus, "auto", line, role)
         return
     if kind == "auto":
         kind = _guess_kind(body)
@@ -321,6 +376,27 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
     else:
         yield from _shell_blocks(body, line, role, "fenced")
+
+
+def _diff_sides(body: str) -> tuple[str, str, bool]:
+    """(the new file, the old file, whether any line was removed): context lines belong to both
+    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected."""
+    new: list[str] = []
+    old: list[str] = []
+    removed = False
+    for ln in body.split("\n"):
+        if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
+            continue
+        if ln.startswith("+"):
+            new.append(ln[1:])
+        elif ln.startswith("-"):
+            old.append(ln[1:])
+            removed = True
+        else:
+            ctx = ln[1:] if ln.startswith(" ") else ln
+            new.append(ctx)
+            old.append(ctx)
+    return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
 
 
 def _guess_kind(body: str) -> str:
@@ -397,6 +473,9 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
                     k += 1
                     flags.append(tokens[k])
             k += 1
+        env, nested = _shell_variables(env)
+        for value in nested:  # OVERRIDES="model.x=1 --flag v": the variable holds the command's arguments
+            yield from _shell_blocks(value, ln, role, origin)
         if env:
             yield Block("env", "\n".join(env), ln, origin, role)
         if flags and any(f.startswith("--") for f in flags):
@@ -405,45 +484,103 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
 
 
+def _shell_variables(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``NAME=value`` tokens into environment variables and shell variables that hold
+    arguments (Hydra overrides or ``--flags``, later expanded as ``$NAME``); a bash array opener
+    (``ARGS=(``) is neither."""
+    env, nested = [], []
+    for tok in tokens:
+        value = tok.split("=", 1)[1] if "=" in tok else ""
+        if value.startswith("("):
+            continue
+        parts = value.split()
+        if parts and any(_HYDRA_TOKEN.match(p) or p.startswith("--") for p in parts):
+            nested.append(value)
+        else:
+            env.append(tok)
+    return env, nested
+
+
 def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
-    """Inline code spans and bare ``key=value`` pairs in the prose between fences, each judged
-    by its own clause (:class:`polarity.LinePolarity`)."""
-    for idx in range(start, end):
+    """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
+    the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
+    in a table, by its column's header."""
+    idx = start
+    while idx < end:
         text = lines[idx]
         if not text.strip():
+            idx += 1
+            continue
+        if is_table_start(lines, idx):
+            found, idx = table_cells(lines[:end], idx, section[0])
+            for cell in found:
+                yield from _table_blocks(cell)
             continue
         is_heading, era = heading_era(text)
         if is_heading:
             section[0] = era
-        ln = idx + 1
-        pol = LinePolarity(text, section[0])
-        for m in _INLINE_CODE.finditer(text):
-            p = pol.at(m.start(), m.end())
-            for block in _inline_code(m.group(1), ln, p.role):
-                block.era, block.why = p.era, p.why
-                yield block
-        for m in _PROSE_TO.finditer(text):
-            key, value = m.group(1), m.group(2)
-            if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
-                continue
-            p = pol.at(m.start(), m.end())
-            kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
-                ("hydra", f"{_strip_root(key)}={value}")
-            block = Block(kind, body, ln, "prose", p.role)
+        yield from _line_blocks(text, idx + 1, section[0])
+        idx += 1
+
+
+def _table_blocks(cell) -> Iterator[Block]:
+    p = cell.polarity
+    if cell.pair:
+        key, value = cell.text.split("=", 1)
+        block = Block("env", cell.text, cell.line, "table", p.role) if key.isupper() else \
+            Block("hydra", _kv(key, value), cell.line, "table", p.role)
+        block.era, block.why = p.era, p.why or "a key | value table row"
+        yield block
+        return
+    for block in _line_blocks(cell.text, cell.line, p.era, words=False):
+        if p.role != SUGGESTED and block.role == SUGGESTED:
+            block.role = p.role
+        block.era = block.era or p.era
+        block.why = block.why or p.why
+        block.origin = "table"
+        yield block
+
+
+def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
+    pol = LinePolarity(text, section_era)
+    for m in _INLINE_CODE.finditer(text):
+        p = pol.at(m.start(), m.end())
+        for block in _inline_code(m.group(1), ln, p.role):
             block.era, block.why = p.era, p.why
             yield block
-        masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
-        for m in _PROSE_KV.finditer(masked):
-            key, value = m.group(1), m.group(2)
-            if "://" in value:
-                continue
-            p = pol.at(m.start(), m.end())
-            if key.isupper():
-                block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
-            else:
-                block = Block("hydra", f"{_strip_root(key)}={value}", ln, "prose", p.role)
-            block.era, block.why = p.era, p.why
-            yield block
+    for m in _PROSE_TO.finditer(text):
+        key, value = m.group(1), m.group(2) or m.group(3)
+        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
+            continue
+        p = pol.at(m.start(), m.end())
+        kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
+            ("hydra", _kv(key, value))
+        block = Block(kind, body, ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _PROSE_KV.finditer(masked):
+        key, value = m.group(1), m.group(2)
+        if "://" in value:
+            continue
+        p = pol.at(m.start(), m.end())
+        if key.isupper():
+            block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
+        else:
+            block = Block("hydra", _kv(key, value), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    if not words:
+        return
+    plain = text.replace("`", " ")
+    for stated in stated_in_words(plain):
+        p = pol.at(stated.pos, stated.pos + stated.length)
+        value = stated.value
+        shown = "[" + ",".join(value) + "]" if isinstance(value, list) else \
+            (str(value).lower() if isinstance(value, bool) else value)
+        block = Block("hydra", f"{stated.key}={shown}", ln, WORDS, p.role)
+        block.era, block.why = p.era, p.why or "stated in words"
+        yield block
 
 
 def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
@@ -455,11 +592,19 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
         yield from _shell_blocks(code, ln, role, "inline")
     elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
         yield from _shell_blocks(code, ln, role, "inline")
-    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code):
+    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
+            "." in code.split("=", 1)[0]:
         yield Block("python", code, ln, "inline", role)
     elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
         key, value = code.split("=", 1)
-        yield Block("hydra", f"{_strip_root(key.strip())}={value.strip()}", ln, "inline", role)
+        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+
+
+def _kv(key: str, value: str) -> str:
+    """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
+    if value.startswith("[") and value.endswith("]"):
+        value = re.sub(r"\s+", "", value)
+    return f"{_strip_root(key)}={value}"
 
 
 def _strip_root(key: str) -> str:
