@@ -200,8 +200,8 @@ class Scorer:
     def _execute(self, task: Task, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
         if not ex.config.values:
             return {"skipped": "no config extracted from the answer"}
-        result = self.executor.run(base, setup.workload)
-        if result.get("error_class") == "refused":
+        result = self.executor.run(base, setup.workload, era.name)
+        if result.get("error_class") == "refused" or (result.get("plan") or {}).get("refused"):
             result = dict(result, refused_by=self._refused_by(task, ex, base, era, setup))
         return result
 
