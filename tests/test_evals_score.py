@@ -253,3 +253,13 @@ def test_an_error_of_the_stated_config_is_not_charged_to_an_answer_that_keeps_it
     assert checks(keep, "validates")[0]["score"] == 1.0
     switch = one(taskset, "rng-tracker-assert", 'Don\'t patch TE; switch to `cfg.model.cuda_graph_impl = "local"`.')
     assert checks(switch, "validates")[0]["score"] == 0.0
+
+
+def test_not_in_check_does_not_pass_when_the_key_is_absent(taskset):
+    # cpu-offload-conflict: "no cpu offloading with graphs" is a not_in check; silence is not compliance
+    silent = one(taskset, "cpu-offload-conflict", "Use `cuda_graph_impl=transformer_engine` with `cuda_graph_modules=[attn]`.")
+    c = [c for c in checks(silent, "config") if c["name"] == "no cpu offloading with graphs"][0]
+    assert c["score"] < 1.0 and "not set" in c["explanation"]
+    off = one(taskset, "cpu-offload-conflict", "Set `model.cpu_offloading=false` and keep TE graphs on attn.")
+    c = [c for c in checks(off, "config") if c["name"] == "no cpu offloading with graphs"][0]
+    assert c["score"] == 1.0
