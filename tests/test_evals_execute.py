@@ -159,5 +159,5 @@ def test_dry_run_json_lists_the_exact_megatron_lm_flags(tmp_path, monkeypatch, c
     full_flags = full["plan"]["variants"][-1]["megatron_lm_flags"]
     assert full_flags[full_flags.index("--cuda-graph-impl") + 1] == "full_iteration"
     assert "--no-check-for-nan-in-loss-and-grad" in full_flags
-    assert "refused" in refused["plan"]
+    assert "refused" in refused["plan"] and refused["refused_by"].startswith("answer")
     assert not (tmp_path / "c").exists()  # nothing ran, nothing cached

@@ -88,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     report = score_all(taskset, records, threshold=args.threshold, executor=executor)
     if args.dry_run:
         plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"],
-                  **({"plan": a["execution"]["plan"], "config_hash": a["execution"].get("config_hash")}
+                  **({"plan": a["execution"]["plan"], "config_hash": a["execution"].get("config_hash"),
+                      **({"refused_by": a["execution"]["refused_by"]} if "refused_by" in a["execution"] else {})}
                      if a.get("execution") and "plan" in a["execution"]
                      else {"skipped": (a.get("execution") or {}).get("skipped", "not executed: the task has "
                                                                                  "no executes check")})}
@@ -132,7 +133,8 @@ def _plan_text(plans: list[dict]) -> str:
             continue
         plan = p["plan"]
         if "refused" in plan:
-            out.append(f"{head}: refused before any GPU time: {plan['refused']}")
+            out.append(f"{head}: refused before any GPU time: {plan['refused']}"
+                       + (f"\n  caused by the {p['refused_by']}" if p.get("refused_by") else ""))
             continue
         out.append(f"{head}: engine {plan['engine']}")
         for v in plan["variants"]:
