@@ -252,3 +252,24 @@ def test_intro_aside_does_not_reject_the_block():
             "```bash\n--cuda-graph-impl transformer_engine --cuda-graph-modules moe_router moe_preprocess\n```\n")
     ex = extract_config(text)
     assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_impl_in_words_only_where_recommended():
+    described = extract_config("The crash is the combination of the local implementation with a partial scope.")
+    assert not described.config.has("model.cuda_graph_impl")
+    told = extract_config("Switch to transformer_engine for the scoped capture.")
+    assert told.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_key_then_quoted_value_and_scope_list_in_words():
+    ex = extract_config('Use cuda_graph_impl "transformer_engine", keep the scope at ["mlp"].', era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["mlp"]
+
+
+def test_numbered_options_after_the_first_are_alternatives():
+    ex = extract_config('Two ways out: (1) selective recompute, recompute_modules=["mlp"]; or (2) keep full '
+                        'recompute and capture the whole iteration with cuda_graph_impl="full_iteration".')
+    assert ex.config.get("model.recompute_modules") == ["mlp"]
+    assert not ex.config.has("model.cuda_graph_impl")
+    assert any(a.get("model.cuda_graph_impl") == "full_iteration" for a in ex.alternatives)

@@ -263,3 +263,15 @@ def test_not_in_check_does_not_pass_when_the_key_is_absent(taskset):
     off = one(taskset, "cpu-offload-conflict", "Set `model.cpu_offloading=false` and keep TE graphs on attn.")
     c = [c for c in checks(off, "config") if c["name"] == "no cpu offloading with graphs"][0]
     assert c["score"] == 1.0
+
+
+def test_a_config_the_rules_do_not_read_does_not_earn_validates(taskset):
+    ans = one(taskset, "rng-tracker-assert", "Set pin_memory=True in the data loader.")
+    v = checks(ans, "validates")[0]
+    assert v["score"] == 0.0 and "nothing the CUDA-graph rules check" in v["explanation"]
+
+
+def test_one_shared_word_is_not_the_questions_subject(taskset):
+    ans = one(taskset, "cpu-offload-conflict", "To save memory consider ZeRO sharding of optimizer states.")
+    c = checks(ans, "on_topic")[0]
+    assert c["score"] == 0.0

@@ -66,6 +66,9 @@ _PROSE_KV = re.compile(
 _PROSE_TO = re.compile(
     r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
     r"\s+(?:(?:(?:is\s+|are\s+)?set\s+)?(?:to|as)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
+#: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
+_PROSE_QUOTED = re.compile(
+    r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
@@ -411,6 +414,11 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
             ("hydra", _kv(key, value))
         block = Block(kind, body, ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    for m in _PROSE_QUOTED.finditer(text):
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
         block.era, block.why = p.era, p.why
         yield block
     masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)

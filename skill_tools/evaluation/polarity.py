@@ -48,7 +48,8 @@ _NEG_AFTER = re.compile(
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
-                  r"also try|fallback|fall back)\b", re.I)
+                  r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
+                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
                         r"before 0\.18|older (?:mcore|megatron|versions?|releases?)|legacy era|<\s*0\.18)\b", re.I)
 _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
@@ -108,7 +109,7 @@ class LinePolarity:
         m = _NEG_AFTER.search(after)
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
-        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-60:]):
+        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-100:]):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         return Polarity(RECOMMENDED, era)
 

@@ -94,10 +94,20 @@ _SWITCH = re.compile(r"\b(?:(turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|ke
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)")
 _IMPL_WORD = re.compile(r"(?<![\w.=\"'-])(transformer_engine|full_iteration)(?![\w\"'=])|"
                         r"\b(local)\s+(?:implementation|impl)\b", re.I)
-_IMPL_CONTEXT = re.compile(r"\b(?:implementation|impl|graphs?|captur\w*|use|start with|begin with)\b", re.I)
+#: The impl is recommended only where the words recommend it: a verb right before it ("use the
+#: transformer_engine implementation", "switch to transformer_engine") or "the implementation is X";
+#: "the crash is the local implementation with a partial scope" describes, it does not recommend.
+_IMPL_RECOMMENDED = re.compile(r"(?:\b(?:use|using|switch(?:ing)? to|move to|go with|start with|begin with|choose|"
+                               r"pick|set (?:it|the impl\w*) to|try)\s+(?:the\s+|a\s+|TE'?s?\s+|MCore'?s?\s+)?"
+                               r"(?:`|\"|')?$)|(?:\b(?:implementation|impl)\s+(?:is|=|:|should be|becomes)\s+(?:`|\"|')?$)",
+                               re.I)
 _MODULE_WORD = re.compile(r"(?<![\w.-])`?(moe_router|moe_preprocess|attn|mlp|moe|mamba)`?(?![\w-])")
 _MODULE_CONTEXT = re.compile(r"\b(?:modules?|module list|scopes?|captured|capture|with)\b", re.I)
 _PAREN = re.compile(r"\([^()]*\)")
+
+
+#: "keep the scope at ["mlp"]", "modules: [attn, moe_router]": a module list named in words.
+_SCOPE_LIST = re.compile(r"\b(?:scope|modules|module list)\b[^.;:\[\]]{0,20}?\[([^\[\]]{1,120})\]", re.I)
 
 
 @dataclass
@@ -131,8 +141,13 @@ def stated_in_words(text: str) -> Iterator[Stated]:
                 if sentence[k.end():k.end() + 3].lstrip().startswith(("=", ":")):
                     continue  # written out as key=value: read as such
                 yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
-        impl = _IMPL_WORD.search(sentence)
-        if impl is None or not _IMPL_CONTEXT.search(sentence):
+        for m in _SCOPE_LIST.finditer(sentence):
+            names = [n.strip(" '\"`") for n in m.group(1).split(",")]
+            if names and all(_MODULE_WORD.fullmatch(n) for n in names):
+                yield Stated("model.cuda_graph_modules", names, lo + m.start(), m.end() - m.start())
+        impl = next((m for m in _IMPL_WORD.finditer(sentence)
+                     if _IMPL_RECOMMENDED.search(sentence[max(0, m.start() - 60):m.start()])), None)
+        if impl is None:
             continue
         name = (impl.group(1) or impl.group(2)).lower()
         yield Stated("model.cuda_graph_impl", name, lo + impl.start(), impl.end() - impl.start())
