@@ -162,3 +162,114 @@ def test_extraction_is_linear_in_answer_length():
         extract_config((chunk * (n // len(chunk) + 1))[:n])
         elapsed = time.process_time() - start
     assert elapsed < 20.0, elapsed  # was 16-195 s when every match rescanned the text before it
+
+
+# --------------------------------------------------------------------------------------------
+# styles of the held-out set (evals/answers/heldout.jsonl): tables, diffs with context, shell
+# variables, settings stated in words, era tags the block's own keys contradict
+# --------------------------------------------------------------------------------------------
+
+
+def test_key_value_table_rows_take_their_column_era():
+    text = ("| key | value (megatron-core 0.16.1) |\n|---|---|\n"
+            "| `cfg.model.cuda_graph_impl` | `\"transformer_engine\"` |\n"
+            "| `cfg.model.cuda_graph_scope` | `[\"attn\", \"mlp\"]` |\n"
+            "| `cfg.rng.te_rng_tracker` | `True` |\n")
+    ex = extract_config(text, era="legacy")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_scope") == ["attn", "mlp"]
+    assert ex.config.get("rng.te_rng_tracker") is True
+    assert all(b.era == "legacy" for b in ex.blocks)
+
+
+def test_before_after_table_columns():
+    text = ("| | 0.16 (before) | 0.19 (after) |\n|---|---|---|\n"
+            "| Recipe 2 | `cuda_graph_scope = [\"attn\",\"moe_router\"]` | `cuda_graph_modules = [\"attn\",\"moe_router\"]` |\n")
+    ex = extract_config(text, era="current")
+    assert ex.config.get("model.cuda_graph_modules") == ["attn", "moe_router"]
+    assert not ex.config.has("model.cuda_graph_scope")
+    assert ex.other_era.get("model.cuda_graph_scope") == ["attn", "moe_router"]
+
+
+def test_diff_context_lines_keep_yaml_parents_and_are_not_rejected():
+    text = ("```diff\n model:\n   moe_pad_expert_input_to_capacity: true\n-  cuda_graph_impl: none\n"
+            "+  cuda_graph_impl: transformer_engine\n+  cuda_graph_modules: [attn, moe]\n```\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["attn", "moe"]
+    assert ex.counter_config.get("model.cuda_graph_impl") == "none"
+    assert not ex.counter_config.has("model.moe_pad_expert_input_to_capacity")
+
+
+def test_shell_variable_holding_overrides_and_bash_array():
+    text = ("```bash\nOVERRIDES=\"model.cuda_graph_impl=local model.cuda_graph_scope=[full_iteration]\"\n"
+            "python run_recipe.py $OVERRIDES\nARGS=(\n  --te-rng-tracker\n)\n```\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "local"
+    assert ex.config.get("model.cuda_graph_scope") == ["full_iteration"]
+    assert "OVERRIDES" not in ex.config.env and "ARGS" not in ex.config.env
+
+
+def test_settings_stated_in_words_fill_only_what_is_not_written_out():
+    text = ("In your recipe the implementation is transformer_engine and the module list holds just attn. "
+            "Turn on both TE RNG tracker switches (model.use_te_rng_tracker and rng.te_rng_tracker).")
+    ex = extract_config(text, era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"]
+    assert ex.config.get("model.use_te_rng_tracker") is True and ex.config.get("rng.te_rng_tracker") is True
+    written = extract_config("Use `cuda_graph_impl=local`; transformer_engine graphs are training-only.")
+    assert written.config.get("model.cuda_graph_impl") == "local"
+    legacy = extract_config("Use the transformer_engine implementation with attn and mlp captured.", era="legacy")
+    assert legacy.config.get("model.cuda_graph_scope") == ["attn", "mlp"]
+    off = extract_config("Don't turn on model.use_te_rng_tracker here.")
+    assert not off.config.has("model.use_te_rng_tracker")
+
+
+def test_asides_in_modules_sentence_do_not_name_modules():
+    ex = extract_config("Use the transformer_engine implementation with moe_router plus moe_preprocess "
+                        "(moe_preprocess needs moe_router, and moe and moe_router are mutually exclusive).",
+                        era="current")
+    assert ex.config.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+
+
+def test_legacy_tag_contradicted_by_current_only_keys_is_dropped():
+    text = ("For recipe 2, add the new key and keep the old one for backward compatibility with your 0.16 jobs:\n\n"
+            "```python\ncfg.model.cuda_graph_modules = [\"attn\"]\ncfg.model.cuda_graph_scope = [\"attn\"]\n```\n")
+    ex = extract_config(text, era="current")
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"] and ex.config.get("model.cuda_graph_scope") == ["attn"]
+
+
+def test_is_the_deprecated_spelling_rejects_and_at_needs_a_number():
+    ex = extract_config("enable_cuda_graph=True is the deprecated spelling of the local implementation. "
+                        "Leave cuda_graph_modules at its empty default and cuda_graph_warmup_steps at 3.")
+    assert not ex.config.has("model.enable_cuda_graph") and ex.counter_config.get("model.enable_cuda_graph") is True
+    assert not ex.config.has("model.cuda_graph_modules")
+    assert ex.config.get("model.cuda_graph_warmup_steps") == 3
+
+
+def test_intro_aside_does_not_reject_the_block():
+    text = ("Capture only router + preprocess (never combine moe with moe_router):\n\n"
+            "```bash\n--cuda-graph-impl transformer_engine --cuda-graph-modules moe_router moe_preprocess\n```\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_impl_in_words_only_where_recommended():
+    described = extract_config("The crash is the combination of the local implementation with a partial scope.")
+    assert not described.config.has("model.cuda_graph_impl")
+    told = extract_config("Switch to transformer_engine for the scoped capture.")
+    assert told.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_key_then_quoted_value_and_scope_list_in_words():
+    ex = extract_config('Use cuda_graph_impl "transformer_engine", keep the scope at ["mlp"].', era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["mlp"]
+
+
+def test_numbered_options_after_the_first_are_alternatives():
+    ex = extract_config('Two ways out: (1) selective recompute, recompute_modules=["mlp"]; or (2) keep full '
+                        'recompute and capture the whole iteration with cuda_graph_impl="full_iteration".')
+    assert ex.config.get("model.recompute_modules") == ["mlp"]
+    assert not ex.config.has("model.cuda_graph_impl")
+    assert any(a.get("model.cuda_graph_impl") == "full_iteration" for a in ex.alternatives)

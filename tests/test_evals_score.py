@@ -230,6 +230,48 @@ def test_negated_concept_does_not_earn_it(taskset):
 
 def test_moe_setup_from_the_task_is_the_base(taskset):
     ans = one(taskset, "moe-dropless-bringup", "Use `cuda_graph_impl=transformer_engine` with "
-              "`cuda_graph_modules=[\"attn\",\"moe_router\",\"moe_preprocess\"]`.")
+              "`cuda_graph_modules=[\"attn\",\"moe_router\",\"moe_preprocess\"]` and `use_te_rng_tracker=True`.")
     v = checks(ans, "validates")
     assert v and v[0]["score"] == 1.0, v
+
+
+def test_an_error_the_answers_settings_bring_about_is_charged(taskset):
+    # The answer turns graphs on without the RNG tracker Bridge asserts for them: its keys are not the
+    # rule's keys, but the error is absent from the task's stated setup, so it is the answer's.
+    ans = one(taskset, "moe-dropless-bringup", "Use `cuda_graph_impl=transformer_engine` with "
+              "`cuda_graph_modules=[\"moe_router\",\"moe_preprocess\"]`.")
+    v = checks(ans, "validates")
+    assert v and v[0]["score"] == 0.0 and v[0]["fatal"] and "te-rng-tracker" in v[0]["explanation"], v
+
+
+def test_an_error_of_the_stated_config_is_not_charged_to_an_answer_that_keeps_it(taskset):
+    # migrate-016-to-019 states cuda_graph_impl="transformer_engine" in its question; an answer that
+    # renames the scope key and restates the same impl is not charged for the tracker the user's recipe
+    # has elsewhere. An answer that switches the impl (rng-tracker-assert: TE -> local) is.
+    keep = one(taskset, "migrate-016-to-019", 'Keep `cuda_graph_impl="transformer_engine"` and rename: '
+               '`cuda_graph_modules=["attn","moe_router"]`.')
+    assert checks(keep, "validates")[0]["score"] == 1.0
+    switch = one(taskset, "rng-tracker-assert", 'Don\'t patch TE; switch to `cfg.model.cuda_graph_impl = "local"`.')
+    assert checks(switch, "validates")[0]["score"] == 0.0
+
+
+def test_not_in_check_does_not_pass_when_the_key_is_absent(taskset):
+    # cpu-offload-conflict: "no cpu offloading with graphs" is a not_in check; silence is not compliance
+    silent = one(taskset, "cpu-offload-conflict", "Use `cuda_graph_impl=transformer_engine` with `cuda_graph_modules=[attn]`.")
+    c = [c for c in checks(silent, "config") if c["name"] == "no cpu offloading with graphs"][0]
+    assert c["score"] < 1.0 and "not set" in c["explanation"]
+    off = one(taskset, "cpu-offload-conflict", "Set `model.cpu_offloading=false` and keep TE graphs on attn.")
+    c = [c for c in checks(off, "config") if c["name"] == "no cpu offloading with graphs"][0]
+    assert c["score"] == 1.0
+
+
+def test_a_config_the_rules_do_not_read_does_not_earn_validates(taskset):
+    ans = one(taskset, "rng-tracker-assert", "Set pin_memory=True in the data loader.")
+    v = checks(ans, "validates")[0]
+    assert v["score"] == 0.0 and "nothing the CUDA-graph rules check" in v["explanation"]
+
+
+def test_one_shared_word_is_not_the_questions_subject(taskset):
+    ans = one(taskset, "cpu-offload-conflict", "To save memory consider ZeRO sharding of optimizer states.")
+    c = checks(ans, "on_topic")[0]
+    assert c["score"] == 0.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import sys
 from pathlib import Path
 
@@ -55,6 +56,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON report here")
     p.add_argument("--execute", action="store_true",
                    help="run each distinct extracted config on the GPU harness (skipped without a GPU)")
+    p.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+                   help="--execute engine: megatron-lm (default) runs Megatron-LM's own pretrain() with flags "
+                        "rendered from the answer's config; proxy runs the harness's own loop from MCore parts")
+    p.add_argument("--megatron-lm", metavar="PATH",
+                   help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
+                        "(default: megatron.training from the installed wheel, 0.18+)")
+    p.add_argument("--mcore-version", help="engine megatron-lm: the megatron-core version it runs "
+                                           "(default: the installed one); tasks of the other era are skipped")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --execute: score, and list per answer what would run (the exact Megatron-LM "
+                        "flags for engine megatron-lm) without running anything")
     p.add_argument("--exec-steps", type=int, default=6, help="training steps per execution (default 6)")
     p.add_argument("--exec-timeout", type=int, default=300, help="seconds per execution (default 300)")
     p.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help="execution cache, keyed by config hash")
@@ -80,11 +92,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         answers_path = Path(args.answers)
     records = load_answers(answers_path)
-    executor = None
-    if args.execute:
-        from skill_tools.evaluation.execute import Executor
-        executor = Executor(Path(args.cache_dir), steps=args.exec_steps, timeout_s=args.exec_timeout)
+    executor = _executor(args) if args.execute or args.dry_run else None
     report = score_all(taskset, records, threshold=args.threshold, executor=executor)
+    if args.dry_run:
+        plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"],
+                  **({"plan": a["execution"]["plan"], "config_hash": a["execution"].get("config_hash"),
+                      **({"refused_by": a["execution"]["refused_by"]} if "refused_by" in a["execution"] else {})}
+                     if a.get("execution") and "plan" in a["execution"]
+                     else {"skipped": (a.get("execution") or {}).get("skipped", "not executed: the task has "
+                                                                                 "no executes check")})}
+                 for a in report["answers"]]
+        print(json.dumps({"engine": args.engine, "answers": plans}, indent=1) if args.json else _plan_text(plans))
+        return EXIT_OK
     report["answers_file"] = str(answers_path)
     report.update(_provenance(args))
     if args.markdown:
@@ -93,6 +112,43 @@ def run(args: argparse.Namespace) -> int:
         _write(args.json_out, rep.to_json(report))
     print(rep.to_json(report) if args.json else rep.text_table(report))
     return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
+
+
+def _executor(args: argparse.Namespace):
+    """The --execute engine, wired as ``skill-tools bench`` wires it (InputError, exit 2, when engine
+    megatron-lm finds no megatron.training for the megatron-core it runs)."""
+    from skill_tools.evaluation.execute import Executor
+
+    common = dict(steps=args.exec_steps, timeout_s=args.exec_timeout, engine=args.engine, plan_only=args.dry_run)
+    if args.engine == "proxy":
+        return Executor(Path(args.cache_dir), **common)
+    from skill_tools.config.era import resolve_era
+    from skill_tools.harness import real_loop
+
+    era = resolve_era(args.mcore_version)
+    training = real_loop.locate_training(args.megatron_lm, era)
+    return Executor(Path(args.cache_dir), era=era, training=training, **common)
+
+
+def _plan_text(plans: list[dict]) -> str:
+    import shlex
+
+    out = []
+    for p in plans:
+        head = f"{p['id']} [{p['condition']}] line {p['line']}"
+        if "plan" not in p:
+            out.append(f"{head}: {p['skipped']}")
+            continue
+        plan = p["plan"]
+        if "refused" in plan:
+            out.append(f"{head}: refused before any GPU time: {plan['refused']}"
+                       + (f"\n  caused by the {p['refused_by']}" if p.get("refused_by") else ""))
+            continue
+        out.append(f"{head}: engine {plan['engine']}")
+        for v in plan["variants"]:
+            flags = v.get("megatron_lm_flags")
+            out.append(f"  {v['name']}" + (f": {shlex.join(flags)}" if flags else ""))
+    return "\n".join(out)
 
 
 def _provenance(args: argparse.Namespace) -> dict:

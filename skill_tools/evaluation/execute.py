@@ -1,61 +1,86 @@
-"""``--execute``: prove an extracted config on a GPU through the training harness.
+"""``--execute``: prove an extracted config on a GPU.
 
-Each distinct config runs once (one short capture-and-replay run on the proxy workload, in
-the harness's GPU subprocess); results are cached on disk by a hash of the config, so a
-re-score costs nothing. Without a GPU or without the harness every execution is recorded as
-skipped, with the reason, and the ``executes`` checks drop out of the scores.
+Engine ``megatron-lm`` (the default, as in ``skill-tools bench``): Megatron-LM's own
+``pretrain()`` runs the answer's CUDA-graph settings, laid over the task's stated setup, on the
+engine's small model of the task's workload (dense or MoE; drop-and-pad when the task says so),
+next to an eager run of the same model. The flags are rendered from the canonical config
+(:func:`skill_tools.harness.real_loop.graph_flags`) and judged by Megatron-LM's own argument
+parser; the run goes through :func:`skill_tools.harness.runner.run_variants` and its results
+aggregation, with :func:`skill_tools.harness.real_loop.run_one` as the run callable. Engine
+``proxy``: the harness's own loop from MCore parts (``runner.execute_config``).
+
+What runs is the graph *intent* (impl, modules, warmup, optimizer graph) in the engine's era; the
+answer's other keys are validated, not run. Each distinct config runs once; results are cached on
+disk by a hash of the config, workload, engine and megatron-core version, so a re-score costs
+nothing. Without a GPU every execution is recorded as skipped, with the reason, and the
+``executes`` checks drop out of the scores. ``plan_only`` records the exact flags instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
+ENGINES = ("megatron-lm", "proxy")
 
 
-def config_hash(cfg: CanonicalConfig, workload: str, steps: int) -> str:
-    """Stable across runs and machines: sorted JSON of values, env, workload and steps."""
-    payload = json.dumps({"values": dict(cfg), "env": dict(sorted(cfg.env.items())), "workload": workload,
-                          "steps": steps}, sort_keys=True, default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+def config_hash(cfg: CanonicalConfig, workload: str, steps: int, engine: str = "proxy",
+                mcore_version: str | None = None) -> str:
+    """Stable across runs and machines: sorted JSON of values, env, workload, steps and engine."""
+    payload = {"values": dict(cfg), "env": dict(sorted(cfg.env.items())), "workload": workload, "steps": steps}
+    if engine != "proxy":
+        payload.update(engine=engine, mcore_version=mcore_version)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
 class Executor:
-    """Runs configs through ``skill_tools.harness.runner.execute_config``, once per distinct hash."""
+    """Runs configs once per distinct hash; ``runner`` (proxy) or ``run`` (megatron-lm: the
+    ``run_variants`` callable) stand in for the GPU in tests."""
 
     def __init__(self, cache_dir: Path, *, steps: int = DEFAULT_STEPS, timeout_s: int = DEFAULT_TIMEOUT_S,
-                 runner: Any = None):
+                 runner: Any = None, engine: str = "proxy", era: Any = None, training: Any = None,
+                 run: Callable[..., dict[str, Any]] | None = None, plan_only: bool = False,
+                 gpu_check: Callable[[], None] | None = None):
+        if engine not in ENGINES:
+            raise InputError("--engine", f"unknown engine {engine!r}", hint="one of " + ", ".join(ENGINES))
         self.cache_dir = Path(cache_dir)
         self.steps = steps
         self.timeout_s = timeout_s
+        self.engine = engine
+        self.era = era  # the engine's era (the megatron-core it runs), for engine megatron-lm
+        self.training = training  # real_loop.Training, for engine megatron-lm
+        self.plan_only = plan_only
         self._runner = runner
+        self._run = run
+        self._gpu_check = gpu_check
         self._skip_reason: str | None = None
         self._memo: dict[str, dict[str, Any]] = {}
         self.ran = 0
         self.cached = 0
 
-    def _execute_config(self):
-        if self._runner is not None:
-            return self._runner
-        try:
-            from skill_tools.harness.runner import execute_config
-        except ImportError as exc:
-            self._skip_reason = f"GPU harness unavailable ({exc})"
-            return None
-        self._runner = execute_config
-        return execute_config
+    # ------------------------------------------------------------------------------------------
 
-    def run(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
+    def run(self, cfg: CanonicalConfig, workload: str, task_era: str | None = None) -> dict[str, Any]:
         if not cfg.values:
             return {"skipped": "no config extracted from the answer"}
-        key = config_hash(cfg, workload, self.steps)
+        if self.engine == "megatron-lm":
+            mismatch = self._era_mismatch(task_era)
+            if mismatch:
+                return {"skipped": mismatch}
+            if workload == "inference":
+                return {"skipped": "engine megatron-lm runs training (pretrain()); the task is about inference"}
+        version = getattr(self.era, "mcore_version", None)
+        key = config_hash(cfg, workload, self.steps, self.engine, version)
+        if self.plan_only:
+            return {"skipped": "dry run: nothing executed", "plan": self.plan(cfg, workload), "config_hash": key}
         if key in self._memo:
             return self._memo[key]
         path = self.cache_dir / f"{key}.json"
@@ -70,24 +95,103 @@ class Executor:
                 pass
         if self._skip_reason:
             return {"skipped": self._skip_reason}
-        fn = self._execute_config()
-        if fn is None:
-            return {"skipped": self._skip_reason}
         try:
-            res = fn(cfg, workload=workload, size="tiny", steps=self.steps, timeout_s=self.timeout_s,
-                     cache_dir=self.cache_dir)
+            res = self._megatron_lm(cfg, workload) if self.engine == "megatron-lm" else self._proxy(cfg, workload)
         except NoGpuError as exc:
             self._skip_reason = f"no GPU on this machine ({exc})"
             return {"skipped": self._skip_reason}
-        except InputError as exc:  # the harness refuses configs that cannot run: a failed execution
+        except InputError as exc:  # the config cannot run (the validator or the engine refuses it)
             res = {"captured": False, "replayed": False, "loss_ok": False, "error_class": "refused",
                    "evidence": [str(exc)[:300]]}
+        if res is None:
+            return {"skipped": self._skip_reason}
         result = res.to_dict() if hasattr(res, "to_dict") else dict(res)
-        result["config_hash"] = key
-        result["workload"] = workload
+        result.update(config_hash=key, workload=workload, engine=self.engine)
         self.ran += 1
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(result, indent=2, sort_keys=True, default=str))
         result = dict(result, cache="miss")
         self._memo[key] = result
         return result
+
+    def _era_mismatch(self, task_era: str | None) -> str | None:
+        if self.era is None or task_era is None or task_era == self.era.name:
+            return None
+        return (f"the task is for the {task_era} era and the engine runs megatron-core {self.era.mcore_version} "
+                f"({self.era.name}): rerun with a megatron-core of the task's era (--mcore-version, --megatron-lm PATH)")
+
+    # ------------------------------------------------------------------------------------------
+
+    def _specs(self, cfg: CanonicalConfig, workload: str):
+        """(eager, graphed) variants of engine megatron-lm; InputError when the config cannot run."""
+        from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config
+
+        spec = spec_from_config(cfg, workload=workload, size="tiny", engine="megatron-lm", steps=self.steps,
+                                profile_steps=0, capture_stream="default")
+        eager = VariantSpec(name="eager", engine="megatron-lm", workload=spec.workload, size=spec.size,
+                            steps=self.steps, profile_steps=0, warmup_steps=spec.warmup_steps,
+                            settle_steps=spec.settle_steps, capture_stream="default")
+        refuse_illegal([spec], cfg, self.era)
+        return eager, spec
+
+    def plan(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
+        """What would run: the variants and, for engine megatron-lm, the exact Megatron-LM flags."""
+        if self.engine == "proxy":
+            from skill_tools.harness.runner import execution_spec
+            try:
+                spec = execution_spec(cfg, workload=workload, steps=self.steps)
+            except InputError as exc:
+                return {"engine": "proxy", "refused": str(exc)[:300]}
+            return {"engine": "proxy", "variants": [{"name": "eager"}, {"name": spec.name, "impl": spec.impl,
+                                                                      "modules": list(spec.modules)}]}
+        from skill_tools.harness import real_loop
+
+        try:
+            eager, spec = self._specs(cfg, workload)
+        except InputError as exc:
+            return {"engine": "megatron-lm", "refused": str(exc)[:300]}
+        variants = [eager, spec] if spec.graphed else [spec]
+        return {"engine": "megatron-lm", "mcore_version": self.era.mcore_version if self.era else None,
+                "training": getattr(self.training, "source", None),
+                "worker": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
+                "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules),
+                              "megatron_lm_flags": real_loop.model_flags(s) + real_loop.graph_flags(s, self.era)}
+                             for s in variants]}
+
+    def _megatron_lm(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
+        from skill_tools.harness import real_loop
+        from skill_tools.harness.results import LOSS_TOLERANCE
+        from skill_tools.harness.runner import require_gpu, run_variants
+
+        eager, spec = self._specs(cfg, workload)
+        run = self._run
+        if run is None:
+            (self._gpu_check or require_gpu)()
+            run = partial(real_loop.run_one, era=self.era, training=self.training)
+        out_dir = self.cache_dir / f"execute-megatron-lm-{spec.digest()}"
+        doc = run_variants([eager, spec] if spec.graphed else [spec], trials=1, out_dir=out_dir,
+                           timeout_s=self.timeout_s, progress=False, run=run)
+        v = doc["variants"][-1]
+        graphed = spec.graphed
+        return {"captured": bool(v["captured"]) if graphed else False,
+                "replayed": bool(v["replayed"]) if graphed else False,
+                "loss_ok": bool(v.get("loss_ok")) if graphed else v["error_class"] is None,
+                "error_class": v["error_class"], "evidence": v["evidence"], "variant": spec.name,
+                "speedup": (v.get("speedup_vs_eager") or {}).get("point"),
+                "loss_max_abs_delta": v.get("loss_max_abs_delta"),
+                "details": {"graphs_count": v.get("graphs_count"), "step_ms": v.get("step_ms"),
+                            "loss_tolerance": LOSS_TOLERANCE, "spec": spec.to_dict(), "env": doc.get("env"),
+                            "workload": doc.get("workload"),
+                            "megatron_lm_flags": real_loop.model_flags(spec) + real_loop.graph_flags(spec, self.era)}}
+
+    def _proxy(self, cfg: CanonicalConfig, workload: str):
+        fn = self._runner
+        if fn is None:
+            try:
+                from skill_tools.harness.runner import execute_config
+            except ImportError as exc:
+                self._skip_reason = f"GPU harness unavailable ({exc})"
+                return None
+            fn = self._runner = execute_config
+        return fn(cfg, workload=workload, size="tiny", steps=self.steps, timeout_s=self.timeout_s,
+                  cache_dir=self.cache_dir)

@@ -16,14 +16,33 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
-import ast
 import re
-import shlex
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
+from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the scorer's vocabulary)
+    COUNTEREXAMPLE,
+    MAX_ANSWER_CHARS,
+    MAX_BLOCK_CHARS,
+    MAX_BLOCKS,
+    MAX_NESTING,
+    MAX_YAML_ALIASES,
+    REJECTED,
+    SUGGESTED,
+    WORDS,
+    _DANGER_TEXT,
+    _HYDRA_TOKEN,
+    Block,
+    Finding,
+    _env_pairs,
+    _guess_kind,
+    _shell_blocks,
+    _snippet,
+    screen,
+)
+from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.polarity import (
     ALTERNATIVE,
     LinePolarity,
@@ -31,13 +50,6 @@ from skill_tools.evaluation.polarity import (
     intro_polarity,
 )
 
-MAX_ANSWER_CHARS = 100_000
-MAX_BLOCK_CHARS = 20_000
-MAX_BLOCKS = 100
-MAX_YAML_ALIASES = 20
-MAX_NESTING = 40
-
-SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"  # rejected: screened out
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -46,14 +58,6 @@ _LANG = {
     "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "zsh": "shell",
     "text": "auto", "txt": "auto", "": "auto", "ini": "shell", "diff": "diff", "patch": "diff",
 }
-_DANGER_TEXT = re.compile(
-    r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
-    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.", re.I)
-_YAML_TAG = re.compile(r"(?:^|[\s\[\{,:-])(!{1,2}[A-Za-z<][^\s]*)", re.M)
-_YAML_ALIAS = re.compile(r"(?:^|[\s\[\{,:-])\*[A-Za-z0-9_-]+", re.M)
-_HYDRA_TOKEN = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
-_FLAT_TOKEN = re.compile(r"^[A-Za-z_]\w*_\w*=")
-_ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
 _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 _PROSE_KV = re.compile(
     r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
@@ -61,53 +65,15 @@ _PROSE_KV = re.compile(
 #: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
 _PROSE_TO = re.compile(
     r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
-    r"\s+(?:to|as|at)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])`?")
+    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+)?(?:to|as)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
+#: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
+_PROSE_QUOTED = re.compile(
+    r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
-                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every"})
+                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
+                         "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
+                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
-_PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
-_YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
-
-_DANGER_MODULES = frozenset({"subprocess", "shutil", "socket", "pickle", "marshal", "importlib", "ctypes",
-                             "builtins", "pty", "requests", "urllib", "http", "runpy", "code", "codeop"})
-_DANGER_CALLS = frozenset({"eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
-                           "globals", "locals", "vars", "input", "breakpoint", "exit", "quit"})
-_OS_SAFE_ATTRS = frozenset({"environ", "path", "getenv", "sep"})
-
-
-@dataclass
-class Finding:
-    """A problem with the answer itself: ``security`` (an attempt to run code or abuse the
-    parser), ``limit`` (too large/deep) or ``parse`` (a fragment the readers rejected)."""
-
-    kind: str
-    message: str
-    line: int | None = None
-    evidence: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "line": self.line, "evidence": self.evidence}
-
-
-@dataclass
-class Block:
-    """One config fragment found in the answer."""
-
-    kind: str  # yaml | json | python | hydra | run_script | megatron_lm | env
-    text: str
-    line: int  # 1-based line in the answer where the fragment starts
-    origin: str = "fenced"  # fenced | inline | prose
-    role: str = SUGGESTED  # suggested (recommended) | counterexample (rejected) | alternative | rejected (screened)
-    era: str | None = None  # legacy | current when the answer writes it for one era
-    why: str = ""
-    keys: list[str] = field(default_factory=list)
-    error: str | None = None
-    cfg: CanonicalConfig | None = field(default=None, repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        text = self.text if len(self.text) <= 400 else self.text[:400] + "…"
-        return {"kind": self.kind, "origin": self.origin, "role": self.role, "era": self.era, "why": self.why,
-                "line": self.line, "keys": self.keys, "error": self.error, "text": text}
 
 
 @dataclass
@@ -129,8 +95,14 @@ class Extraction:
         counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
-        for b in self.blocks:
+        written = [b for b in self.blocks if b.origin != WORDS]
+        words = [b for b in self.blocks if b.origin == WORDS]
+        for b in written + words:
             if b.cfg is None or b.error is not None or b.role == REJECTED:
+                continue
+            if b.origin == WORDS:
+                if b.role == SUGGESTED and (b.era is None or era is None or b.era == era):
+                    _merge_words(config, b.cfg, era)
                 continue
             if b.role == COUNTEREXAMPLE:
                 _merge(counter, b.cfg)
@@ -161,6 +133,21 @@ class Extraction:
         return {"config": self.config.to_dict(), "era": self.era, "blocks": [b.to_dict() for b in self.blocks],
                 "alternatives": [a.to_dict() for a in self.alternatives],
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
+
+
+def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
+    """A setting read from words fills a key the answer did not write out, in the era's spelling."""
+    graph_keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
+                  "model.enable_cuda_graph", "model.external_cuda_graph")
+    for key, value in cfg.values.items():
+        if key == "model.cuda_graph_modules" and era == "legacy":
+            key = "model.cuda_graph_scope"
+        if into.has(key) or (key in graph_keys and key != "model.cuda_graph_impl" and
+                             (into.has("model.cuda_graph_modules") or into.has("model.cuda_graph_scope"))):
+            continue
+        if key == "model.cuda_graph_impl" and any(into.has(k) for k in graph_keys):
+            continue
+        into.set(key, value, cfg.locations.get(key))
 
 
 def _merge(into: CanonicalConfig, cfg: CanonicalConfig) -> None:
@@ -200,9 +187,37 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         if block.role == REJECTED or read_text is None:
             continue
         _read_block(block, read_text, source, findings)
+    for block in blocks:
+        _settle(block)
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
+
+
+def _settle(block: Block) -> None:
+    """After reading: the old side of a diff keeps only what the new side changed or removed; an
+    era tag that the block's own keys contradict (0.18+ keys in a block said to be for 0.16) is
+    dropped, so the block is judged for the task's era like any other."""
+    if block.cfg is None:
+        return
+    if block.diff_new:
+        new: dict[str, Any] = {}
+        for b in block.diff_new:
+            if b.cfg is not None:
+                new.update(b.cfg.values)
+        for key in [k for k, v in block.cfg.values.items() if k in new and new[k] == v]:
+            block.cfg.unset(key)
+        block.keys = sorted(block.cfg.values) + sorted("env." + k for k in block.cfg.env)
+    if block.era == "legacy" and _current_only_keys(block.cfg):
+        block.why = (block.why + "; " if block.why else "") + \
+            f"written for 0.16-0.17 but sets {', '.join(_current_only_keys(block.cfg))} (0.18+ only)"
+        block.era = None
+
+
+def _current_only_keys(cfg: CanonicalConfig) -> list[str]:
+    from skill_tools.config.era import DEFAULT_LEGACY, era_for, migrations
+
+    return [m.key for m in migrations(cfg, era_for(DEFAULT_LEGACY)) if "does not exist" in m.message]
 
 
 def _auto_era(ex: Extraction) -> str | None:
@@ -304,14 +319,14 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if not body.strip():
         return
     if kind == "diff":
-        plus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("+") and not ln.startswith("+++")))
-        minus = textwrap.dedent("\n".join(ln[1:] for ln in body.split("\n") if ln.startswith("-") and not ln.startswith("---")))
-        if minus.strip():
-            for block in _fenced_blocks(minus, "auto", line, COUNTEREXAMPLE):
+        new_side, old_side, removed = _diff_sides(body)
+        new_blocks = list(_fenced_blocks(new_side, "auto", line, role)) if new_side.strip() else []
+        yield from new_blocks
+        if removed:
+            for block in _fenced_blocks(old_side, "auto", line, COUNTEREXAMPLE):
                 block.why = "a removed line of a diff"
+                block.diff_new = new_blocks
                 yield block
-        if plus.strip():
-            yield from _fenced_blocks(plus, "auto", line, role)
         return
     if kind == "auto":
         kind = _guess_kind(body)
@@ -323,127 +338,112 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield from _shell_blocks(body, line, role, "fenced")
 
 
-def _guess_kind(body: str) -> str:
-    stripped = body.lstrip()
-    if stripped.startswith(("{", "[")):
-        return "json"
-    if _PY_HINT.search(body):
-        return "python"
-    if re.search(r"(^|\s)--[A-Za-z]", body) or re.search(r"^\s*(export\s+)?[A-Z][A-Z0-9_]+=", body, re.M):
-        return "shell"
-    if all(_HYDRA_TOKEN.match(t) or _FLAT_TOKEN.match(t) for t in body.split()):
-        return "shell"
-    if _YAML_HINT.search(body):
-        return "yaml"
-    return "shell"
-
-
-def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
-    buf: list[str] = []
-    start = line
-    for offset, raw in enumerate(body.split("\n")):
-        if not buf:
-            start = line + offset
-        stripped = raw.strip()
-        if stripped.startswith("$ "):
-            stripped = stripped[2:]
-        if stripped.endswith("\\"):
-            buf.append(stripped[:-1])
+def _diff_sides(body: str) -> tuple[str, str, bool]:
+    """(the new file, the old file, whether any line was removed): context lines belong to both
+    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected."""
+    new: list[str] = []
+    old: list[str] = []
+    removed = False
+    for ln in body.split("\n"):
+        if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
             continue
-        buf.append(stripped)
-        joined = " ".join(p for p in buf if p)
-        buf = []
-        if joined and not joined.startswith("#"):
-            yield joined, start
-    if buf:
-        yield " ".join(p for p in buf if p), start
-
-
-def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Block]:
-    """Split shell text into env assignments, Hydra overrides and flag lists."""
-    for logical, ln in _logical_lines(body, line):
-        try:
-            tokens = shlex.split(logical, comments=True)
-        except ValueError:
-            tokens = logical.split()
-        hydra: list[str] = []
-        flags: list[str] = []
-        run_script = "run_script.py" in logical
-        in_flags = False
-        # Options before the script (torchrun --nproc-per-node ...) belong to the launcher.
-        scripts = [i for i, t in enumerate(tokens) if t.endswith(".py") and not t.startswith("-")]
-        k = scripts[-1] + 1 if scripts else 0
-        env = [t for t in tokens[:k] if _ENV_TOKEN.match(t) and not t.startswith("-")]
-        while k < len(tokens):
-            tok = tokens[k]
-            if tok == "export" and k + 1 < len(tokens):
-                k += 1
-                continue
-            if not in_flags and _ENV_TOKEN.match(tok):
-                env.append(tok)
-            elif _HYDRA_TOKEN.match(tok) or (not tok.startswith("-") and _FLAT_TOKEN.match(tok)):
-                hydra.append(tok)
-            elif tok.startswith("--") and len(tok) > 2:
-                in_flags = True
-                flags.append(tok)
-                if "_" in tok.split("=", 1)[0]:
-                    run_script = True
-                while k + 1 < len(tokens) and not tokens[k + 1].startswith("-") and not _HYDRA_TOKEN.match(tokens[k + 1]):
-                    k += 1
-                    flags.append(tokens[k])
-            elif tok.startswith("-") and in_flags and len(tok) > 1 and not tok[1].isdigit():
-                flags.append(tok)  # short options such as run_script.py's -m/-mr
-                while k + 1 < len(tokens) and not tokens[k + 1].startswith("-") and not _HYDRA_TOKEN.match(tokens[k + 1]):
-                    k += 1
-                    flags.append(tokens[k])
-            k += 1
-        if env:
-            yield Block("env", "\n".join(env), ln, origin, role)
-        if flags and any(f.startswith("--") for f in flags):
-            yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
-        if hydra:
-            yield Block("hydra", "\n".join(hydra), ln, origin, role)
+        if ln.startswith("+"):
+            new.append(ln[1:])
+        elif ln.startswith("-"):
+            old.append(ln[1:])
+            removed = True
+        else:
+            ctx = ln[1:] if ln.startswith(" ") else ln
+            new.append(ctx)
+            old.append(ctx)
+    return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
 
 
 def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
-    """Inline code spans and bare ``key=value`` pairs in the prose between fences, each judged
-    by its own clause (:class:`polarity.LinePolarity`)."""
-    for idx in range(start, end):
+    """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
+    the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
+    in a table, by its column's header."""
+    idx = start
+    while idx < end:
         text = lines[idx]
         if not text.strip():
+            idx += 1
+            continue
+        if is_table_start(lines, idx):
+            found, idx = table_cells(lines[:end], idx, section[0])
+            for cell in found:
+                yield from _table_blocks(cell)
             continue
         is_heading, era = heading_era(text)
         if is_heading:
             section[0] = era
-        ln = idx + 1
-        pol = LinePolarity(text, section[0])
-        for m in _INLINE_CODE.finditer(text):
-            p = pol.at(m.start(), m.end())
-            for block in _inline_code(m.group(1), ln, p.role):
-                block.era, block.why = p.era, p.why
-                yield block
-        for m in _PROSE_TO.finditer(text):
-            key, value = m.group(1), m.group(2)
-            if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
-                continue
-            p = pol.at(m.start(), m.end())
-            kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
-                ("hydra", f"{_strip_root(key)}={value}")
-            block = Block(kind, body, ln, "prose", p.role)
+        yield from _line_blocks(text, idx + 1, section[0])
+        idx += 1
+
+
+def _table_blocks(cell) -> Iterator[Block]:
+    p = cell.polarity
+    if cell.pair:
+        key, value = cell.text.split("=", 1)
+        block = Block("env", cell.text, cell.line, "table", p.role) if key.isupper() else \
+            Block("hydra", _kv(key, value), cell.line, "table", p.role)
+        block.era, block.why = p.era, p.why or "a key | value table row"
+        yield block
+        return
+    for block in _line_blocks(cell.text, cell.line, p.era, words=False):
+        if p.role != SUGGESTED and block.role == SUGGESTED:
+            block.role = p.role
+        block.era = block.era or p.era
+        block.why = block.why or p.why
+        block.origin = "table"
+        yield block
+
+
+def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
+    pol = LinePolarity(text, section_era)
+    for m in _INLINE_CODE.finditer(text):
+        p = pol.at(m.start(), m.end())
+        for block in _inline_code(m.group(1), ln, p.role):
             block.era, block.why = p.era, p.why
             yield block
-        masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
-        for m in _PROSE_KV.finditer(masked):
-            key, value = m.group(1), m.group(2)
-            if "://" in value:
-                continue
-            p = pol.at(m.start(), m.end())
-            if key.isupper():
-                block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
-            else:
-                block = Block("hydra", f"{_strip_root(key)}={value}", ln, "prose", p.role)
-            block.era, block.why = p.era, p.why
-            yield block
+    for m in _PROSE_TO.finditer(text):
+        key, value = m.group(1), m.group(2) or m.group(3)
+        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
+            continue
+        p = pol.at(m.start(), m.end())
+        kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
+            ("hydra", _kv(key, value))
+        block = Block(kind, body, ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    for m in _PROSE_QUOTED.finditer(text):
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _PROSE_KV.finditer(masked):
+        key, value = m.group(1), m.group(2)
+        if "://" in value:
+            continue
+        p = pol.at(m.start(), m.end())
+        if key.isupper():
+            block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
+        else:
+            block = Block("hydra", _kv(key, value), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    if not words:
+        return
+    plain = text.replace("`", " ")
+    for stated in stated_in_words(plain):
+        p = pol.at(stated.pos, stated.pos + stated.length)
+        value = stated.value
+        shown = "[" + ",".join(value) + "]" if isinstance(value, list) else \
+            (str(value).lower() if isinstance(value, bool) else value)
+        block = Block("hydra", f"{stated.key}={shown}", ln, WORDS, p.role)
+        block.era, block.why = p.era, p.why or "stated in words"
+        yield block
 
 
 def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
@@ -455,11 +455,19 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
         yield from _shell_blocks(code, ln, role, "inline")
     elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
         yield from _shell_blocks(code, ln, role, "inline")
-    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code):
+    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
+            "." in code.split("=", 1)[0]:
         yield Block("python", code, ln, "inline", role)
     elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
         key, value = code.split("=", 1)
-        yield Block("hydra", f"{_strip_root(key.strip())}={value.strip()}", ln, "inline", role)
+        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+
+
+def _kv(key: str, value: str) -> str:
+    """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
+    if value.startswith("[") and value.endswith("]"):
+        value = re.sub(r"\s+", "", value)
+    return f"{_strip_root(key)}={value}"
 
 
 def _strip_root(key: str) -> str:
@@ -469,88 +477,3 @@ def _strip_root(key: str) -> str:
         return ".".join(parts[1:])
     return key
 
-
-def _env_pairs(text: str) -> Iterator[tuple[str, str]]:
-    for tok in text.split("\n"):
-        m = _ENV_TOKEN.match(tok.strip())
-        if m:
-            yield m.group(1), m.group(2).strip().strip("'\"")
-
-
-# --------------------------------------------------------------------------------------------
-# screening: nothing that tries to run code or abuse a parser reaches a reader
-# --------------------------------------------------------------------------------------------
-
-
-def screen(block: Block) -> Finding | None:
-    """A finding if the fragment must not be read; ``None`` if it is safe to hand to a reader."""
-    text = block.text
-    if len(text) > MAX_BLOCK_CHARS:
-        return Finding("limit", f"{block.kind} fragment of {len(text)} characters exceeds {MAX_BLOCK_CHARS}",
-                       block.line, _snippet(text))
-    depth = _max_nesting(text)
-    if depth > MAX_NESTING:
-        return Finding("limit", f"{block.kind} fragment nests {depth} levels deep (limit {MAX_NESTING})",
-                       block.line, _snippet(text))
-    m = _DANGER_TEXT.search(text)
-    if m:
-        return Finding("security", f"{block.kind} fragment attempts code execution ({m.group(0)!r}); "
-                                   "it is not read", block.line + text[:m.start()].count("\n"), _snippet(text, m.start()))
-    if block.kind == "yaml":
-        tag = _YAML_TAG.search(text)
-        if tag:
-            return Finding("security", f"YAML tag {tag.group(1)!r} is not allowed in an answer; the block is not read",
-                           block.line + text[:tag.start()].count("\n"), _snippet(text, tag.start()))
-        aliases = len(_YAML_ALIAS.findall(text))
-        if aliases > MAX_YAML_ALIASES:
-            return Finding("limit", f"YAML block uses {aliases} aliases (limit {MAX_YAML_ALIASES}); "
-                                    "possible alias bomb, not read", block.line, _snippet(text))
-    if block.kind == "python":
-        return _screen_python(block)
-    return None
-
-
-def _screen_python(block: Block) -> Finding | None:
-    try:
-        tree = ast.parse(block.text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # the reader reports the syntax problem as a parse finding
-    for node in ast.walk(tree):
-        bad: str | None = None
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES]
-            bad = f"import of {hit[0]}" if hit else None
-        elif isinstance(node, ast.Name) and (node.id in _DANGER_CALLS or _dunder(node.id)):
-            bad = f"use of {node.id}"
-        elif isinstance(node, ast.Attribute):
-            base = node.value.id if isinstance(node.value, ast.Name) else None
-            if _dunder(node.attr):
-                bad = f"attribute {node.attr}"
-            elif base in _DANGER_MODULES or (base == "os" and node.attr not in _OS_SAFE_ATTRS):
-                bad = f"call into {base}.{node.attr}"
-        if bad:
-            line = block.line + getattr(node, "lineno", 1) - 1
-            return Finding("security", f"python fragment contains {bad}; nothing from an answer is executed "
-                                       "and the block is not read", line, _snippet(block.text))
-    return None
-
-
-def _dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__") and len(name) > 4
-
-
-def _max_nesting(text: str) -> int:
-    depth = best = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in ")]}" and depth:
-            depth -= 1
-    return best
-
-
-def _snippet(text: str, pos: int = 0, width: int = 120) -> str:
-    start = max(0, pos - 20)
-    return " ".join(text[start:start + width].split())

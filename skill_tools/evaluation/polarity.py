@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass
 
 RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
+#: How far (characters) a clause or sentence reaches on each side of a setting: a negation 300
+#: characters back in an unbroken run-on line is not about it, and the bound keeps scoring linear.
+WINDOW = 300
 LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
@@ -36,6 +39,8 @@ _NEG_NEAR = re.compile(
     r"with|key|flag|option|spelling|old|legacy|\w+ing)){0,3}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
 _NEG_AFTER = re.compile(
+    r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)\s+(?:now\s+|also\s+)?(?:the|an?)\s+"
+    r"(?:old|older|legacy|deprecated|obsolete|removed|wrong|invalid)\b|"
     r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)?\s*(?:now\s+|also\s+)?(?:rejected|wrong|invalid|"
     r"incorrect|deprecated|removed|an error|not (?:supported|allowed|valid|accepted|needed|required)|"
     r"no longer|forbidden|broken|unsupported|illegal|fatal)|^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
@@ -43,7 +48,8 @@ _NEG_AFTER = re.compile(
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
-                  r"also try|fallback|fall back)\b", re.I)
+                  r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
+                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
                         r"before 0\.18|older (?:mcore|megatron|versions?|releases?)|legacy era|<\s*0\.18)\b", re.I)
 _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
@@ -86,9 +92,11 @@ class LinePolarity:
 
     def at(self, start: int, end: int) -> Polarity:
         lo, hi = self._span(self._breaks, self._break_ends, start, end)
+        lo, hi = max(lo, start - WINDOW), min(hi, end + WINDOW)  # a run-on line: each judgement stays O(1)
         opener = self.text[max(0, lo - 30):lo]  # the break word itself ("instead of", "not", "->")
         before, after = self.text[lo:start], self.text[end:hi]
         s_lo, s_hi = self._span(self._sentences, self._sentences, start, end)
+        s_lo, s_hi = max(s_lo, start - WINDOW), min(s_hi, end + WINDOW)
         sentence = self.text[s_lo:s_hi]
         clause = self.text[lo:hi]
         era = era_of(clause) or era_of(sentence) or self.section_era
@@ -101,7 +109,7 @@ class LinePolarity:
         m = _NEG_AFTER.search(after)
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
-        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-60:]):
+        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-100:]):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         return Polarity(RECOMMENDED, era)
 
@@ -116,6 +124,7 @@ _INTRO_REJECT = re.compile(r"\b(?:before|old|deprecated|wrong|incorrect|broken|d
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead)\b", re.I)
+_ASIDE = re.compile(r"\([^()]*\)")
 _SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?", re.I)
 
 
@@ -123,6 +132,7 @@ def intro_polarity(intro: str, first_comment: str = "", section_era: str | None 
     """A fenced block's role from its introducing sentence and its own first comment line."""
     era = era_of(first_comment) or era_of(intro) or section_era
     for cue in (first_comment, intro):
+        cue = _ASIDE.sub(" ", cue)  # "(never combine moe with moe_router)" is an aside, not the block's role
         if not cue.strip():
             continue
         if _DOUBLE_NEG.search(cue):

@@ -307,11 +307,14 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("validates", name, 0.0, "the answer carries a security finding; its config is not validated")
     if not ctx.config.values:
         return CheckResult("validates", name, 0.0, "no config extracted from the answer")
+    if not any(_checked_key(k) for k in ctx.answer_keys):
+        return CheckResult("validates", name, 0.0, "the answer's config sets nothing the CUDA-graph rules check "
+                           f"(found: {', '.join(sorted(ctx.answer_keys)[:4])}): nothing to validate")
     v = ctx.validation or {"skipped": "not validated"}
     if "skipped" in v:
         return CheckResult("validates", name, None, f"skipped: {v['skipped']}")
     errors = v.get("errors", [])
-    own = [e for e in errors if not e.get("keys") or set(e["keys"]) & ctx.answer_keys]
+    own = answer_errors(errors, ctx.answer_keys, v.get("context_rules", []))
     other = [e for e in errors if e not in own]
     if own:
         first = own[0]
@@ -323,6 +326,26 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     return CheckResult("validates", name, 1.0,
                        f"no error findings for MCore {v.get('mcore_version')} on the task's setup "
                        f"({len(v.get('warnings', []))} warning(s)){note}")
+
+
+_CHECKED_MARKERS = GRAPH_KEY_MARKERS + ("recompute", "offload", "moe_", "num_moe_experts", "check_for_nan",
+                                        "gradient_accumulation_fusion", "NCCL_", "PYTORCH_CUDA_ALLOC_CONF",
+                                        "CUDA_", "parallel_size", "dropout", "fp8", "packed_sequence")
+
+
+def _checked_key(key: str) -> bool:
+    """A key the CUDA-graph rules read (or a graph-related environment variable)."""
+    return any(m in key for m in _CHECKED_MARKERS)
+
+
+def answer_errors(errors: list[dict[str, Any]], answer_keys: frozenset[str],
+                  context_rules: list[str]) -> list[dict[str, Any]]:
+    """The validator errors the answer is charged with: those on keys it sets, and those its settings
+    bring about (absent when the task's stated setup is validated alone: an impl written without the
+    RNG tracker it needs). An error the stated setup has on its own, on keys the answer leaves alone,
+    is the task's, not the answer's."""
+    return [e for e in errors if not e.get("keys") or set(e["keys"]) & answer_keys
+            or (answer_keys and str(e.get("rule")) not in context_rules)]
 
 
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
@@ -394,7 +417,7 @@ def check_on_topic(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                            quote(ctx.text, m.start()) if m else "")
     words = {normalise(w).strip(".") for w in _QWORD.findall(spec.get("question", ""))} - _STOP - _QSTOP
     shared = sorted(w for w in words if _synonym_pattern(w).search(ctx.norm))
-    if shared:
+    if len(shared) >= 2 or (shared and len(words) < 3):  # one shared word ("memory") is not the subject
         return CheckResult("on_topic", name, 1.0, f"uses the question's terms ({', '.join(shared[:4])})")
     return CheckResult("on_topic", name, 0.0, "never speaks of CUDA graphs or of the question's subject: off-topic")
 

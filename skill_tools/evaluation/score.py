@@ -16,9 +16,10 @@ from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.evaluation.extract import Extraction, extract_config
+from skill_tools.evaluation.extract import SUGGESTED, WORDS, Extraction, extract_config
 from skill_tools.evaluation.rubric import (
     GRAPH_ADVICE_TERMS,
+    answer_errors,
     AnswerContext,
     CheckResult,
     check_coverage,
@@ -149,6 +150,7 @@ class Scorer:
         self._validation_cache: dict[str, dict[str, Any]] = {}
         self._reference_cache: dict[str, list[dict[str, Any]]] = {}
         self._setup_cache: dict[str, Setup] = {}
+        self._stated_cache: dict[str, CanonicalConfig] = {}
 
     def score(self, record: AnswerRecord) -> AnswerScore:
         task = self.taskset.tasks.get(record.id)
@@ -170,8 +172,10 @@ class Scorer:
         result.extraction, result.era = ex, era.mcore_version
         base = self._on_setup(ex.config, setup)
         result.validation = self._validate(ex, base, era) if task.should_trigger else None
+        if result.validation and result.validation.get("errors"):
+            result.validation = dict(result.validation, context_rules=self._context_rules(task, setup, ex, era))
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
-            result.execution = self._execute(ex, base, setup, era)
+            result.execution = self._execute(task, ex, base, setup, era)
         ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution,
                             answer_keys=frozenset(ex.config.values) | frozenset(ex.config.env))
         result.behaviors = self._behaviors(task, ctx)
@@ -193,24 +197,63 @@ class Scorer:
         base.env.update(cfg.env)
         return base
 
-    def _execute(self, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
+    def _execute(self, task: Task, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
         if not ex.config.values:
             return {"skipped": "no config extracted from the answer"}
-        result = self.executor.run(base, setup.workload)
-        if result.get("error_class") == "refused":
-            result = dict(result, refused_by=self._refused_by(ex, base, era))
+        result = self.executor.run(base, setup.workload, era.name)
+        if result.get("error_class") == "refused" or (result.get("plan") or {}).get("refused"):
+            result = dict(result, refused_by=self._refused_by(task, ex, base, era, setup))
         return result
 
-    def _refused_by(self, ex: Extraction, base: CanonicalConfig, era: Era) -> str:
+    def _stated(self, task: Task, setup: Setup) -> CanonicalConfig:
+        """The config the task states: its setup plus the settings its question writes out
+        (``cuda_graph_impl="transformer_engine"``; not settings read from words)."""
+        if task.id not in self._stated_cache:
+            cfg = CanonicalConfig.from_nested(setup.context, source="task setup", fmt="setup") if setup.context \
+                else CanonicalConfig(source="task setup", fmt="setup")
+            q = extract_config(str(task.data.get("question", "")), source=f"question:{task.id}", era=setup.era or "auto")
+            for b in q.blocks:
+                if b.cfg is not None and b.error is None and b.origin != WORDS and b.role == SUGGESTED:
+                    for key, value in b.cfg.values.items():
+                        cfg.set(key, value)
+            self._stated_cache[task.id] = cfg
+        return self._stated_cache[task.id]
+
+    def _context_rules(self, task: Task, setup: Setup, ex: Extraction, era: Era) -> list[str]:
+        """Rules the task's stated config breaks on its own and the answer leaves as they were:
+        not charged to an answer that does not touch their keys. An error the answer's settings
+        bring about (absent from the stated config), or one the answer keeps while changing the
+        stated value of a key (switching the impl but not adding the RNG tracker the error asks
+        for), is the answer's. Inference setups are not charged for training prerequisites the
+        answer does not write: Megatron-LM enables the TE RNG tracker for CUDA graphs itself and
+        MCore's graph manager accepts the inference RNG tracker (training/arguments.py:1873-1879,
+        core/transformer/cuda_graphs.py:1822-1826 @ core 0.19.2)."""
+        stated = self._stated(task, setup)
+        probe = Extraction(config=stated, blocks=[], findings=[], counter_config=CanonicalConfig())
+        v = self._validate(probe, stated, era) or {} if stated.values else {}
+        rules = {str(e.get("rule")) for e in v.get("errors", [])}
+        changed = any(stated.has(k) and stated.get(k) != val for k, val in ex.config.values.items())
+        if changed:
+            rules = set()
+        if setup.workload == "inference":
+            rules.add("te-rng-tracker-required")
+        return sorted(rules)
+
+    def _refused_by(self, task: Task, ex: Extraction, base: CanonicalConfig, era: Era, setup: Setup) -> str:
         """Whether the answer's own settings or the task's stated setup made the harness refuse."""
         v = self._validate(ex, base, era) or {}
-        own = set(ex.config.values) | set(ex.config.env)
         errors = v.get("errors", [])
-        if any(not e.get("keys") or set(e["keys"]) & own for e in errors):
-            return "answer: its own settings fail validation on the task's setup"
+        own = answer_errors(errors, frozenset(ex.config.values) | frozenset(ex.config.env),
+                            self._context_rules(task, setup, ex, era))
+        if own:
+            first = own[0]
+            return f"answer: its own settings fail validation on the task's setup ([{first.get('rule')}] " \
+                   f"{str(first.get('message'))[:160]})"
         if errors:
-            return "task context: the stated setup fails validation before the answer's settings matter"
-        return "harness: the proxy cannot run this config (not a validator error)"
+            first = errors[0]
+            return f"task context: the stated setup fails validation before the answer's settings matter " \
+                   f"([{first.get('rule')}])"
+        return "harness: the harness cannot run this config (not a validator error)"
 
     def _behaviors(self, task: Task, ctx: AnswerContext) -> list[BehaviorScore]:
         rubric = task.rubric

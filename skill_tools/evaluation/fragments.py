@@ -1,0 +1,269 @@
+"""Config fragments of an answer: what a fragment is (:class:`Block`), the problems found with it
+(:class:`Finding`), the screen every fragment passes before a reader sees it (code-execution
+attempts, YAML tags, alias bombs, size and nesting limits), and the splitting of shell text into
+environment variables, Hydra overrides and flag lists. Nothing here runs anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from skill_tools.config.model import CanonicalConfig
+
+MAX_ANSWER_CHARS = 100_000
+MAX_BLOCK_CHARS = 20_000
+MAX_BLOCKS = 100
+MAX_YAML_ALIASES = 20
+MAX_NESTING = 40
+SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"  # rejected: screened out
+WORDS = "words"  # origin of a setting stated in plain words: lowest precedence
+
+_DANGER_TEXT = re.compile(
+    r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
+    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.", re.I)
+
+_YAML_TAG = re.compile(r"(?:^|[\s\[\{,:-])(!{1,2}[A-Za-z<][^\s]*)", re.M)
+
+_YAML_ALIAS = re.compile(r"(?:^|[\s\[\{,:-])\*[A-Za-z0-9_-]+", re.M)
+
+_HYDRA_TOKEN = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
+
+_FLAT_TOKEN = re.compile(r"^[A-Za-z_]\w*_\w*=")
+
+_ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
+
+_PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
+
+_YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
+
+_DANGER_MODULES = frozenset({"subprocess", "shutil", "socket", "pickle", "marshal", "importlib", "ctypes",
+                             "builtins", "pty", "requests", "urllib", "http", "runpy", "code", "codeop"})
+
+_DANGER_CALLS = frozenset({"eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
+                           "globals", "locals", "vars", "input", "breakpoint", "exit", "quit"})
+
+_OS_SAFE_ATTRS = frozenset({"environ", "path", "getenv", "sep"})
+
+
+@dataclass
+class Finding:
+    """A problem with the answer itself: ``security`` (an attempt to run code or abuse the
+    parser), ``limit`` (too large/deep) or ``parse`` (a fragment the readers rejected)."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    evidence: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "line": self.line, "evidence": self.evidence}
+
+@dataclass
+class Block:
+    """One config fragment found in the answer."""
+
+    kind: str  # yaml | json | python | hydra | run_script | megatron_lm | env
+    text: str
+    line: int  # 1-based line in the answer where the fragment starts
+    origin: str = "fenced"  # fenced | inline | prose
+    role: str = SUGGESTED  # suggested (recommended) | counterexample (rejected) | alternative | rejected (screened)
+    era: str | None = None  # legacy | current when the answer writes it for one era
+    why: str = ""
+    keys: list[str] = field(default_factory=list)
+    error: str | None = None
+    cfg: CanonicalConfig | None = field(default=None, repr=False)
+    #: for the old side of a diff: the new side's blocks (what both sides set alike is not rejected)
+    diff_new: list["Block"] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        text = self.text if len(self.text) <= 400 else self.text[:400] + "…"
+        return {"kind": self.kind, "origin": self.origin, "role": self.role, "era": self.era, "why": self.why,
+                "line": self.line, "keys": self.keys, "error": self.error, "text": text}
+
+def _guess_kind(body: str) -> str:
+    stripped = body.lstrip()
+    if stripped.startswith(("{", "[")):
+        return "json"
+    if _PY_HINT.search(body):
+        return "python"
+    if re.search(r"(^|\s)--[A-Za-z]", body) or re.search(r"^\s*(export\s+)?[A-Z][A-Z0-9_]+=", body, re.M):
+        return "shell"
+    if all(_HYDRA_TOKEN.match(t) or _FLAT_TOKEN.match(t) for t in body.split()):
+        return "shell"
+    if _YAML_HINT.search(body):
+        return "yaml"
+    return "shell"
+
+def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
+    buf: list[str] = []
+    start = line
+    for offset, raw in enumerate(body.split("\n")):
+        if not buf:
+            start = line + offset
+        stripped = raw.strip()
+        if stripped.startswith("$ "):
+            stripped = stripped[2:]
+        if stripped.endswith("\\"):
+            buf.append(stripped[:-1])
+            continue
+        buf.append(stripped)
+        joined = " ".join(p for p in buf if p)
+        buf = []
+        if joined and not joined.startswith("#"):
+            yield joined, start
+    if buf:
+        yield " ".join(p for p in buf if p), start
+
+def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Block]:
+    """Split shell text into env assignments, Hydra overrides and flag lists."""
+    for logical, ln in _logical_lines(body, line):
+        try:
+            tokens = shlex.split(logical, comments=True)
+        except ValueError:
+            tokens = logical.split()
+        hydra: list[str] = []
+        flags: list[str] = []
+        run_script = "run_script.py" in logical
+        in_flags = False
+        # Options before the script (torchrun --nproc-per-node ...) belong to the launcher.
+        scripts = [i for i, t in enumerate(tokens) if t.endswith(".py") and not t.startswith("-")]
+        k = scripts[-1] + 1 if scripts else 0
+        env = [t for t in tokens[:k] if _ENV_TOKEN.match(t) and not t.startswith("-")]
+        while k < len(tokens):
+            tok = tokens[k]
+            if tok == "export" and k + 1 < len(tokens):
+                k += 1
+                continue
+            if not in_flags and _ENV_TOKEN.match(tok):
+                env.append(tok)
+            elif _HYDRA_TOKEN.match(tok) or (not tok.startswith("-") and _FLAT_TOKEN.match(tok)):
+                hydra.append(tok)
+            elif tok.startswith("--") and len(tok) > 2:
+                in_flags = True
+                flags.append(tok)
+                if "_" in tok.split("=", 1)[0]:
+                    run_script = True
+                while k + 1 < len(tokens) and not tokens[k + 1].startswith("-") and not _HYDRA_TOKEN.match(tokens[k + 1]):
+                    k += 1
+                    flags.append(tokens[k])
+            elif tok.startswith("-") and in_flags and len(tok) > 1 and not tok[1].isdigit():
+                flags.append(tok)  # short options such as run_script.py's -m/-mr
+                while k + 1 < len(tokens) and not tokens[k + 1].startswith("-") and not _HYDRA_TOKEN.match(tokens[k + 1]):
+                    k += 1
+                    flags.append(tokens[k])
+            k += 1
+        env, nested = _shell_variables(env)
+        for value in nested:  # OVERRIDES="model.x=1 --flag v": the variable holds the command's arguments
+            yield from _shell_blocks(value, ln, role, origin)
+        if env:
+            yield Block("env", "\n".join(env), ln, origin, role)
+        if flags and any(f.startswith("--") for f in flags):
+            yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
+        if hydra:
+            yield Block("hydra", "\n".join(hydra), ln, origin, role)
+
+def _shell_variables(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``NAME=value`` tokens into environment variables and shell variables that hold
+    arguments (Hydra overrides or ``--flags``, later expanded as ``$NAME``); a bash array opener
+    (``ARGS=(``) is neither."""
+    env, nested = [], []
+    for tok in tokens:
+        value = tok.split("=", 1)[1] if "=" in tok else ""
+        if value.startswith("("):
+            continue
+        parts = value.split()
+        if parts and any(_HYDRA_TOKEN.match(p) or p.startswith("--") for p in parts):
+            nested.append(value)
+        else:
+            env.append(tok)
+    return env, nested
+
+def _env_pairs(text: str) -> Iterator[tuple[str, str]]:
+    for tok in text.split("\n"):
+        m = _ENV_TOKEN.match(tok.strip())
+        if m:
+            yield m.group(1), m.group(2).strip().strip("'\"")
+
+
+# --------------------------------------------------------------------------------------------
+
+# screening: nothing that tries to run code or abuse a parser reaches a reader
+# --------------------------------------------------------------------------------------------
+
+
+def screen(block: Block) -> Finding | None:
+    """A finding if the fragment must not be read; ``None`` if it is safe to hand to a reader."""
+    text = block.text
+    if len(text) > MAX_BLOCK_CHARS:
+        return Finding("limit", f"{block.kind} fragment of {len(text)} characters exceeds {MAX_BLOCK_CHARS}",
+                       block.line, _snippet(text))
+    depth = _max_nesting(text)
+    if depth > MAX_NESTING:
+        return Finding("limit", f"{block.kind} fragment nests {depth} levels deep (limit {MAX_NESTING})",
+                       block.line, _snippet(text))
+    m = _DANGER_TEXT.search(text)
+    if m:
+        return Finding("security", f"{block.kind} fragment attempts code execution ({m.group(0)!r}); "
+                                   "it is not read", block.line + text[:m.start()].count("\n"), _snippet(text, m.start()))
+    if block.kind == "yaml":
+        tag = _YAML_TAG.search(text)
+        if tag:
+            return Finding("security", f"YAML tag {tag.group(1)!r} is not allowed in an answer; the block is not read",
+                           block.line + text[:tag.start()].count("\n"), _snippet(text, tag.start()))
+        aliases = len(_YAML_ALIAS.findall(text))
+        if aliases > MAX_YAML_ALIASES:
+            return Finding("limit", f"YAML block uses {aliases} aliases (limit {MAX_YAML_ALIASES}); "
+                                    "possible alias bomb, not read", block.line, _snippet(text))
+    if block.kind == "python":
+        return _screen_python(block)
+    return None
+
+
+def _screen_python(block: Block) -> Finding | None:
+    try:
+        tree = ast.parse(block.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the reader reports the syntax problem as a parse finding
+    for node in ast.walk(tree):
+        bad: str | None = None
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES]
+            bad = f"import of {hit[0]}" if hit else None
+        elif isinstance(node, ast.Name) and (node.id in _DANGER_CALLS or _dunder(node.id)):
+            bad = f"use of {node.id}"
+        elif isinstance(node, ast.Attribute):
+            base = node.value.id if isinstance(node.value, ast.Name) else None
+            if _dunder(node.attr):
+                bad = f"attribute {node.attr}"
+            elif base in _DANGER_MODULES or (base == "os" and node.attr not in _OS_SAFE_ATTRS):
+                bad = f"call into {base}.{node.attr}"
+        if bad:
+            line = block.line + getattr(node, "lineno", 1) - 1
+            return Finding("security", f"python fragment contains {bad}; nothing from an answer is executed "
+                                       "and the block is not read", line, _snippet(block.text))
+    return None
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _max_nesting(text: str) -> int:
+    depth = best = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in ")]}" and depth:
+            depth -= 1
+    return best
+
+
+def _snippet(text: str, pos: int = 0, width: int = 120) -> str:
+    start = max(0, pos - 20)
+    return " ".join(text[start:start + width].split())

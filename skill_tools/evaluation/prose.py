@@ -1,0 +1,161 @@
+"""Settings an answer states in Markdown tables and in plain words, for :mod:`extract`.
+
+Tables: a column's header decides the role and era of its cells ("0.16 (before)" is the legacy
+spelling, "After" is recommended, "Wrong" is rejected), as the sentence before a fenced block
+does for the block. A two-column ``key | value`` table states ``key=value`` per row.
+
+Plain words: "enable the TE RNG tracker (model.use_te_rng_tracker and rng.te_rng_tracker)" sets
+booleans; "use the transformer_engine implementation with moe_router plus moe_preprocess" states
+the impl and the captured modules. These *intent* settings have the lowest precedence: a value the
+answer writes out (``key=value``, a block) always wins over one read from its words.
+
+Everything here is one pass over the lines it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from skill_tools.evaluation.polarity import Polarity, intro_polarity
+
+# --------------------------------------------------------------------------------------------
+# Markdown tables
+# --------------------------------------------------------------------------------------------
+
+_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9_]{2,})`?$")
+_VALUE_CELL = re.compile(r"^`[^`]+`$|^\"[^\"]*\"$|^\[[^\]]*\]$|^[\w.:+-]+$")
+
+
+def is_table_start(lines: list[str], idx: int) -> bool:
+    return "|" in lines[idx] and idx + 1 < len(lines) and bool(_RULE.match(lines[idx + 1])) \
+        and "|" in lines[idx + 1]
+
+
+def cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|"):
+        s = s[:-1]
+    return [c.strip() for c in s.split("|")]
+
+
+@dataclass
+class TableCell:
+    text: str  # a cell's text, or "key=value" for a key | value row
+    line: int  # 1-based
+    polarity: Polarity
+    pair: bool  # True: text is "key=value" built from a key | value row
+
+
+def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[list[TableCell], int]:
+    """The cells of the table whose header is ``lines[start]``, each with its column's polarity;
+    returns them and the index of the first line after the table."""
+    header = cells(lines[start])
+    cols = [intro_polarity(h, "", section_era) for h in header]
+    out: list[TableCell] = []
+    i = start + 2
+    while i < len(lines) and "|" in lines[i] and lines[i].strip():
+        row = cells(lines[i])
+        key = _KEY_CELL.match(row[0]) if row else None
+        if key and "=" not in row[0] and len(row) >= 2:
+            for j, cell in enumerate(row[1:], 1):
+                if cell and _VALUE_CELL.match(cell) and j < len(cols):
+                    value = cell.strip("`")
+                    out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols[j], True))
+        else:
+            for j, cell in enumerate(row):
+                if cell:
+                    out.append(TableCell(cell, i + 1, cols[j] if j < len(cols) else Polarity("suggested"), False))
+        i += 1
+    return out, i
+
+
+# --------------------------------------------------------------------------------------------
+# Settings stated in words
+# --------------------------------------------------------------------------------------------
+
+#: Boolean keys an answer may switch on or off by name (last component -> full key).
+BOOL_KEYS = {
+    "use_te_rng_tracker": "model.use_te_rng_tracker", "te_rng_tracker": "rng.te_rng_tracker",
+    "check_for_nan_in_loss": "rerun_state_machine.check_for_nan_in_loss",
+    "check_for_nan_in_grad": "ddp.check_for_nan_in_grad",
+    "moe_pad_expert_input_to_capacity": "model.moe_pad_expert_input_to_capacity",
+    "cpu_offloading": "model.cpu_offloading", "optimizer_cuda_graph": "optimizer.optimizer_cuda_graph",
+    "moe_pad_experts_for_cuda_graph_inference": "model.moe_pad_experts_for_cuda_graph_inference",
+}
+_BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optimizer)\.)?(" +
+                       "|".join(sorted(BOOL_KEYS, key=len, reverse=True)) + r")\b")
+_SWITCH = re.compile(r"\b(?:(turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on)|"
+                     r"(turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)))\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)")
+_IMPL_WORD = re.compile(r"(?<![\w.=\"'-])(transformer_engine|full_iteration)(?![\w\"'=])|"
+                        r"\b(local)\s+(?:implementation|impl)\b", re.I)
+#: The impl is recommended only where the words recommend it: a verb right before it ("use the
+#: transformer_engine implementation", "switch to transformer_engine") or "the implementation is X";
+#: "the crash is the local implementation with a partial scope" describes, it does not recommend.
+_IMPL_RECOMMENDED = re.compile(r"(?:\b(?:use|using|switch(?:ing)? to|move to|go with|start with|begin with|choose|"
+                               r"pick|set (?:it|the impl\w*) to|try)\s+(?:the\s+|a\s+|TE'?s?\s+|MCore'?s?\s+)?"
+                               r"(?:`|\"|')?$)|(?:\b(?:implementation|impl)\s+(?:is|=|:|should be|becomes)\s+(?:`|\"|')?$)",
+                               re.I)
+_MODULE_WORD = re.compile(r"(?<![\w.-])`?(moe_router|moe_preprocess|attn|mlp|moe|mamba)`?(?![\w-])")
+_MODULE_CONTEXT = re.compile(r"\b(?:modules?|module list|scopes?|captured|capture|with)\b", re.I)
+_PAREN = re.compile(r"\([^()]*\)")
+
+
+#: "keep the scope at ["mlp"]", "modules: [attn, moe_router]": a module list named in words.
+_SCOPE_LIST = re.compile(r"\b(?:scope|modules|module list)\b[^.;:\[\]]{0,20}?\[([^\[\]]{1,120})\]", re.I)
+
+
+@dataclass
+class Stated:
+    key: str
+    value: object
+    pos: int  # offset in the line of the words that state it
+    length: int
+
+
+def _sentences(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        yield start, m.end()
+        start = m.end()
+    if start < len(text):
+        yield start, len(text)
+
+
+def stated_in_words(text: str) -> Iterator[Stated]:
+    """Booleans switched on/off by name, and an impl with the modules named in its sentence."""
+    for lo, hi in _sentences(text):
+        sentence = text[lo:hi]
+        for m in _SWITCH.finditer(sentence):
+            value = m.group(1) is not None
+            tail_end = len(sentence)
+            nxt = _SWITCH.search(sentence, m.end())
+            if nxt:
+                tail_end = nxt.start()
+            for k in _BOOL_KEY.finditer(sentence, m.end(), tail_end):
+                if sentence[k.end():k.end() + 3].lstrip().startswith(("=", ":")):
+                    continue  # written out as key=value: read as such
+                yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
+        for m in _SCOPE_LIST.finditer(sentence):
+            names = [n.strip(" '\"`") for n in m.group(1).split(",")]
+            if names and all(_MODULE_WORD.fullmatch(n) for n in names):
+                yield Stated("model.cuda_graph_modules", names, lo + m.start(), m.end() - m.start())
+        impl = next((m for m in _IMPL_WORD.finditer(sentence)
+                     if _IMPL_RECOMMENDED.search(sentence[max(0, m.start() - 60):m.start()])), None)
+        if impl is None:
+            continue
+        name = (impl.group(1) or impl.group(2)).lower()
+        yield Stated("model.cuda_graph_impl", name, lo + impl.start(), impl.end() - impl.start())
+        if name == "full_iteration":
+            continue
+        bare = _PAREN.sub(lambda p: " " * len(p.group(0)), sentence)  # asides do not name the modules
+        mods = [m.group(1) for m in _MODULE_WORD.finditer(bare, impl.end())]
+        if mods and _MODULE_CONTEXT.search(bare):
+            first = next(_MODULE_WORD.finditer(bare, impl.end()))
+            yield Stated("model.cuda_graph_modules", list(dict.fromkeys(mods)), lo + first.start(),
+                         first.end() - first.start())
