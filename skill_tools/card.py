@@ -167,6 +167,7 @@ def _detail(files: list[ResultsFile]) -> str:
 
 
 def card_sections(root: Path, files: list[ResultsFile]) -> dict[str, Any]:
+    files = [f for f in files if f.user_evidence]  # the proxy loop's numbers are not user behaviour
     return {"validated_on": validated_on(files),
             "validation_status": validation_status(load_claims(root)) or "no claims file (benchmarks/validation.yaml)",
             "measured_results": compact_measured(files) or _NO_RESULTS,

@@ -190,6 +190,8 @@ def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
         if f.engine:
             entry["engine"] = f.engine
         entry["gpu"] = str(f.env.get("gpu") or "not recorded")
+        if f.kind == "training" and f.env.get("megatron_core"):
+            entry["megatron_core"] = str(f.env["megatron_core"])
         base = None
         if f.kind == "training":
             base = next((v for v in f.data["variants"] if variant_status(v, "training") == "baseline"), None)

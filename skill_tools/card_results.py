@@ -25,6 +25,11 @@ LOSS_PARITY_TOL = LOSS_TOLERANCE
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 
+#: Training results of the harness's own loop from MCore parts: a capture micro-benchmark, kept
+#: in benchmarks/measured.yaml under this engine name but never summarised in card.yaml.
+PROXY = "proxy"
+
+
 @dataclass
 class ResultsFile:
     """One parsed results file: ``kind`` is training, inference or evals."""
@@ -46,7 +51,14 @@ class ResultsFile:
         """The entry point that ran it (e.g. ``megatron-lm``), when the results file names one."""
         w = self.data.get("workload")
         engine = self.data.get("engine") or (w.get("engine") if isinstance(w, dict) else None)
+        if not engine and self.kind == "training":
+            return PROXY  # written before engines existed: the harness's own loop
         return str(engine) if engine else None
+
+    @property
+    def user_evidence(self) -> bool:
+        """Whether the run went through an entry point users run (not the proxy micro-benchmark)."""
+        return self.engine != PROXY
 
     @property
     def env(self) -> dict[str, Any]:

@@ -22,6 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-ab", action="store_true", help="profile eager only; no checking A/B")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--out", type=Path, default=Path("precheck-out"))
+    parser.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+                        help="megatron-lm (default): Megatron-LM's own pretrain(); proxy: the harness's own loop "
+                             "(a capture micro-benchmark, not user behaviour)")
+    parser.add_argument("--megatron-lm", metavar="PATH",
+                        help="engine megatron-lm: a Megatron-LM checkout of the megatron-core tag (0.16-0.17)")
+    parser.add_argument("--mcore-version", help="megatron-core version (default: the installed one)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -38,7 +44,19 @@ def run(args: argparse.Namespace) -> int:
         graph = args.graph or ("full_iteration" if args.workload == "dense" else "te:attn+moe_router+moe_preprocess")
         if args.steps < 1 or args.profile_steps < 1:
             raise InputError("--steps/--profile-steps", "must be at least 1")
-        common = dict(workload=args.workload, size=args.size, steps=args.steps, profile_steps=args.profile_steps)
+        common = dict(engine=args.engine, workload=args.workload, size=args.size, steps=args.steps,
+                      profile_steps=args.profile_steps)
+        run_kw = {}
+        if args.engine == "megatron-lm":
+            from functools import partial
+
+            from skill_tools.config.era import resolve_era
+            from skill_tools.harness import real_loop
+
+            era = resolve_era(args.mcore_version)
+            common["capture_stream"] = "default"  # Megatron-LM decides its streams
+            run_kw["run"] = partial(real_loop.run_one, era=era,
+                                    training=real_loop.locate_training(args.megatron_lm, era))
         specs = [named_variant("eager", **common)]
         if not args.no_ab:
             spec = named_variant(graph, **common)
@@ -49,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
             specs.append(spec)
         refuse_illegal(specs)
         require_gpu()
-        doc = run_variants(specs, trials=1, out_dir=args.out, timeout_s=args.timeout, progress=not args.json)
+        doc = run_variants(specs, trials=1, out_dir=args.out, timeout_s=args.timeout, progress=not args.json,
+                           **run_kw)
     pred = predict_from_results(doc)
     if args.results is None:
         doc = dict(doc, kind="precheck", precheck=pred.to_dict())
