@@ -43,9 +43,14 @@ fi
 if has_cmd logs; then
   bold "5. read training logs: eager vs full-iteration graph (synthetic logs built from Megatron-LM's format strings)"
   run 0 1 -- skill-tools logs tests/fixtures/logs/synthetic_mlm_eager.log tests/fixtures/logs/synthetic_mlm_full_iteration.log
-  failed=benchmarks/results/2026-12-02-training-h200-dense-tiny-full_iteration.log
+  real=benchmarks/results/2026-12-03-training-megatron-lm-h200-dense-tiny/logs
+  if [ -d "$real" ]; then
+    bold "   the same comparison on real Megatron-LM logs (H200, megatron-core 0.19.2)"
+    run 0 1 -- skill-tools logs "$real/eager-t0.log.gz" "$real/full_iteration-t0.log.gz"
+  fi
+  failed=benchmarks/results/2026-12-03-training-megatron-lm-0.16.1-h200-dense-tiny/logs/full_iteration-t0.log.gz
   if [ -f "$failed" ]; then
-    bold "   diagnose a real failed capture (H200 harness log)"
+    bold "   diagnose a real failed capture (Megatron-LM core_v0.16.1, full iteration)"
     run 1 -- skill-tools logs "$failed"
   fi
 fi
@@ -57,8 +62,8 @@ fi
 
 if python -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   if has_cmd bench; then
-    bold "7. GPU: eager vs full-iteration graph on the tiny dense proxy"
-    run 0 -- skill-tools bench --workload dense --size tiny --impl full_iteration --same-stream --steps 30 --trials 3 --out "$TMP/bench"
+    bold "7. GPU: eager vs full-iteration graph through Megatron-LM's own training loop (tiny GPT)"
+    run 0 -- skill-tools bench --workload dense --size tiny --variants eager,full_iteration --steps 30 --trials 2 --out "$TMP/bench"
   fi
 else
   bold "7. GPU path skipped: no CUDA GPU on this machine (run \`make demo\` on a GPU host)"

@@ -70,3 +70,32 @@ def moe_shared_run(tmp_path_factory):
 @pytest.fixture(scope="session")
 def droppad_shared_run(tmp_path_factory):
     return _gpu_run(tmp_path_factory, "droppad-shared", "moe_droppad", "shared", ("eager", "te:moe"))
+
+
+def _mlm_run(tmp_path_factory, label: str, workload: str, names: tuple[str, ...]) -> dict:
+    """One interleaved run of Megatron-LM's own pretrain() (engine megatron-lm), installed wheel."""
+    from functools import partial
+
+    from skill_tools.config.era import resolve_era
+    from skill_tools.harness import real_loop
+    from skill_tools.harness.runner import run_variants
+    from skill_tools.harness.spec import named_variant
+
+    era = resolve_era(None)
+    run = partial(real_loop.run_one, era=era, training=real_loop.locate_training(None, era))
+    specs = [named_variant(n, engine="megatron-lm", workload=workload, capture_stream="default", **GPU_PLAN)
+             for n in names]
+    doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp(label), timeout_s=300, progress=False,
+                       run=run)
+    return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
+
+
+@pytest.fixture(scope="session")
+def mlm_dense_run(tmp_path_factory):
+    return _mlm_run(tmp_path_factory, "mlm-dense", "dense",
+                    ("eager", "full_iteration", "te:attn+mlp", "te:layer", "local"))
+
+
+@pytest.fixture(scope="session")
+def mlm_moe_run(tmp_path_factory):
+    return _mlm_run(tmp_path_factory, "mlm-moe", "moe", ("eager", "te:attn+moe_router+moe_preprocess"))

@@ -81,6 +81,19 @@ def test_sync_writes_then_check_is_clean_and_comments_survive(skill: Path) -> No
     assert sync(skill).written == []  # idempotent
 
 
+def test_proxy_loop_results_stay_out_of_the_card(skill: Path) -> None:
+    """A training file without an engine is the harness's own loop: detail only, labelled proxy."""
+    data = json.loads((FIXTURES / "results" / "2026-01-02-training-h200.json").read_text())
+    del data["workload"]["engine"]
+    (skill / "benchmarks" / "results" / "2026-01-06-training-h200.json").write_text(json.dumps(data))
+    sync(skill)
+    card = yaml.safe_load((skill / "card.yaml").read_text())
+    assert "2026-01-06-training-h200.json" not in {e["results_file"] for e in card["measured_results"]}
+    detail = yaml.safe_load((skill / "benchmarks" / "measured.yaml").read_text())
+    proxy = [e for e in detail["measured_results"] if e["results_file"].endswith("2026-01-06-training-h200.json")]
+    assert proxy and {e["engine"] for e in proxy} == {"proxy"}
+
+
 def test_check_detects_a_hand_edited_number_and_a_new_results_file(skill: Path) -> None:
     sync(skill)
     card = skill / "card.yaml"

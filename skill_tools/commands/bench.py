@@ -86,7 +86,11 @@ def _variant_specs(args: argparse.Namespace):
                   warmup_steps=args.warmup, nproc=args.nproc, layer_spec=args.layer_spec,
                   capture_stream="shared" if args.same_stream else args.capture_stream)
     if args.engine == "megatron-lm":
-        # Megatron-LM decides its streams; its profiled iterations follow the measured ones.
+        if args.same_stream or args.capture_stream != "auto":
+            raise InputError("--capture-stream", "the capture stream is a setting of --engine proxy; Megatron-LM's "
+                             "own loop decides its streams", hint="drop --same-stream/--capture-stream, or add "
+                                                                  "--engine proxy")
+        # Its profiled iterations follow the measured ones.
         common.update(capture_stream="default", profile_steps=2)
     notes: list[str] = []
     user_cfg = None
