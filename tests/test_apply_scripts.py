@@ -140,6 +140,52 @@ def test_examples_keep_everything_but_the_graph_flags(path, impl, scope, version
     assert again == after
 
 
+def _real_mlm_parser():
+    """The installed wheel's Megatron-LM parser when it is the 0.19 one, else None."""
+    try:
+        import argparse
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from megatron.training.arguments import add_megatron_arguments
+        from skill_tools.config.era import installed_version
+    except Exception:  # noqa: BLE001 - no wheel with megatron.training here
+        return None
+    if era_for(installed_version("megatron-core") or "0.0.0").version_tuple < (0, 19, 0):
+        return None
+    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
+
+
+@pytest.mark.parametrize("version", ["0.16.1", "0.19.2"])
+@pytest.mark.parametrize("impl,scope", REQUESTS)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_edited_scripts_pass_the_real_parsers(path, impl, scope, version):
+    """What the edited script passes its tool: Megatron-LM flags through the tag's parser (and the
+    installed 0.19 wheel's own parser), run_script.py flags through Bridge's, every Hydra override
+    through hydra-core's grammar as a single value (no sweep)."""
+    before = path.read_text()
+    after, _ = _apply(before, None, impl, scope, version)
+    cfg = read_text(after, None, source=path.name)
+    if cfg.fmt == "megatron_lm":
+        argv = [t for t, _ in cfg.argv]
+        assert not cli_tables.parse(cli_tables.megatron_lm(version), argv)
+        real = _real_mlm_parser() if version >= "0.19" else None
+        if real is not None:
+            _, unknown = real.parse_known_args(argv)
+            assert not unknown, unknown
+    elif cfg.fmt == "run_script":
+        flags = [t for t, _ in cfg.argv]
+        assert not cli_tables.parse(cli_tables.run_script(), flags), flags
+    overrides = [t for t, _ in cfg.overrides]
+    if overrides:
+        parser_mod = pytest.importorskip("hydra.core.override_parser.overrides_parser",
+                                         reason="hydra-core is not installed (pip install -e '.[dev]')")
+        hydra = parser_mod.OverridesParser.create()
+        for line in overrides:
+            assert not hydra.parse_override(line).is_sweep_override(), line
+
+
 @pytest.mark.parametrize("version", ["0.16.1", "0.19.2"])
 @pytest.mark.parametrize("impl,scope", REQUESTS)
 def test_array_style_script_keeps_launcher_comments_and_arrays(impl, scope, version, tmp_path):
