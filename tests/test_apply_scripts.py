@@ -246,3 +246,18 @@ def test_scan_spans_cover_quotes_arrays_and_substitutions():
         assert text[w.start:w.end] == w.raw
     found = groups(words, "megatron_lm", era_for("0.19.2"))
     assert [(g.option, len(g.words)) for g in found] == [("--x", 2), ("--y", 1)]
+
+
+def test_flags_inside_a_string_variable_are_read_and_reported():
+    """``options="..."`` then ``pretrain.py ${options}``: the reader expands it; apply cannot edit
+    inside the string, so it appends to the command and says where the old flag is."""
+    from skill_tools.config.shell_edit import flags_in_strings
+
+    text = 'opts=" --num-layers 2 \\\n  --cuda-graph-impl local"\n\npython pretrain_mamba.py ${opts}\n'
+    cfg = read_text(text, "megatron_lm")
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.num_layers") == 2
+    after, _ = _apply(text, "megatron_lm", "transformer_engine", "attn", "0.19.2")
+    assert after.startswith(text.rstrip("\n").rsplit("\n", 1)[0])  # everything before the command kept
+    assert after.rstrip("\n").endswith("${opts} --cuda-graph-impl transformer_engine --cuda-graph-modules attn --te-rng-tracker")
+    era = era_for("0.19.2")
+    assert flags_in_strings(text, "megatron_lm", {"model.cuda_graph_impl": "transformer_engine"}, era) == [("--cuda-graph-impl", 1)]

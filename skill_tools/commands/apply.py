@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
     from skill_tools.config.render import render, render_report
-    from skill_tools.config.shell_edit import SPLICED_FORMATS, splice
+    from skill_tools.config.shell_edit import SPLICED_FORMATS, flags_in_strings, splice
     from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff, write_atomic
 
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
@@ -67,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == cfg.fmt and fmt in SPLICED_FORMATS and original is not None:
         # a launch script keeps its launcher, comments and other flags byte for byte
         new_text = splice(original, fmt, override_values(changes), rendered.parts, result.era)
+        for option, line in flags_in_strings(original, fmt, changes, result.era):
+            result.notes.append(f"{option} at line {line} is inside a shell string variable: edit it by hand "
+                                "(the new flags were added to the command, where the last one wins)")
     elif target is not None:
         new_text = render(apply_changes(cfg, changes), fmt, result.era)
     else:

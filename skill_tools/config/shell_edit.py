@@ -401,3 +401,20 @@ def _module_after_m(words: list[Word], n: int) -> bool:
         if w.value.rsplit("/", 1)[-1] in ("python", "python3", "torchrun"):
             return True
     return False
+
+
+def flags_in_strings(text: str, fmt: str, changes: Mapping[str, Any], era: Era | None = None) -> list[tuple[str, int]]:
+    """Graph flags :func:`splice` cannot reach: inside a quoted string assigned to a variable
+    (``options="--cuda-graph-scope attn ..."``), as (option, line). The caller says so instead
+    of leaving two contradicting spellings unmentioned."""
+    spans = [(g.start, g.end) for g in groups(scan(text), fmt, era)]
+    out: list[tuple[str, int]] = []
+    for word in scan(text):
+        m = re.match(r"^([A-Za-z_]\w*)\+?=", word.raw) if word.kind == "word" else None
+        if not m or not any(c in word.raw for c in "'\""):
+            continue
+        inner = word.value[len(m.group(0)):]
+        for g in groups(scan(inner), fmt, era):
+            if set(g.keys) & set(changes) and not any(s <= word.start < e for s, e in spans):
+                out.append((g.option, text.count("\n", 0, word.start) + 1))
+    return out
