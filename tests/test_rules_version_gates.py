@@ -78,3 +78,20 @@ def test_megatron_fsdp_v2_refuses_graphs():
     assert "fsdp-v2-cuda-graphs" not in rules(graphs + base.format(v=1), "0.19.2")
     optimizer = base.format(v=2) + "optimizer:\n  optimizer_cuda_graph: true\n"
     assert "fsdp-v2-cuda-graphs" in rules(optimizer, "0.19.2")
+
+
+@pytest.mark.parametrize("flags,problem", [
+    ("--cuda_graph_impl local --cuda_graph_scope full_iteration,attn", "combined with other scopes"),
+    ("--cuda_graph_impl transformer_engine --cuda_graph_scope full_iteration", "transformer_engine"),
+    ("--cuda_graph_impl local --cuda_graph_scope full_iteration", None),
+    ("--cuda_graph_impl transformer_engine --cuda_graph_scope attn,mlp", None),
+])
+def test_run_script_full_iteration_scope(flags, problem):
+    """Bridge's perf harness raises before training (utils/overrides.py l.137-142 @067f987), even
+    where MCore 0.16 would accept local + ['full_iteration', 'attn']."""
+    text = f"python scripts/performance/run_script.py -m llama -mr llama3_8b -g h100 {flags}"
+    for version in ("0.16.1", "0.19.2"):
+        found = rules(text, version, "run_script").get("run-script-full-iteration-scope")
+        assert (found is not None) is (problem is not None), (version, flags)
+        if problem:
+            assert problem in found.message
