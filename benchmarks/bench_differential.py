@@ -32,7 +32,8 @@ def main() -> int:
             "date": dt.date.today().isoformat()}
     out = pathlib.Path(__file__).parent / "results" / f"{data['date']}-differential-{era.name}-{era.mcore_version}.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
-    print(json.dumps({k: data[k] for k in ("era", "mcore_version", "count", "oracle_errors", "disagreements", "seconds")}))
+    print(json.dumps({k: data[k] for k in ("era", "mcore_version", "count", "oracle_errors", "disagreements", "agreement",
+                                           "drawn", "seconds")}))
     return 0 if not res.disagreements else 1
 
 

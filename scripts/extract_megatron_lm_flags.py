@@ -119,6 +119,13 @@ def _type_name(t) -> str | None:
 
 
 def _plain(v):
+    import enum
+
+    if isinstance(v, enum.Enum):
+        # enum_type_handler (argument_utils.py) takes the member *name* on the command line
+        # (``--attention-backend auto``, ``--exit-signal SIGTERM``); argparse then checks the member
+        # against the choices, so the names are what the command line can say
+        return v.name
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     return str(v)

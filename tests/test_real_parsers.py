@@ -133,7 +133,7 @@ def test_rebuilt_parser_agrees_with_the_real_one_on_random_lines(real_mlm):
     are rebuilt as accepting any string, a documented leniency, so they are not drawn."""
     table = cli_tables.megatron_lm("0.19.2")
     rng = random.Random(14)
-    plain_types = (None, "int", "float", "str")
+    plain_types = (None, "int", "float", "str", "enum_type_handler")
     options = [o for o in table.options if o.long.startswith("--") and (o.type in plain_types or o.accepts)]
     values = ["1", "0", "-1", "2.5", "attn", "mlp", "full_iteration", "none", "local", "block", "bogus", "x,y"]
     disagreements = []
@@ -154,6 +154,16 @@ def test_rebuilt_parser_agrees_with_the_real_one_on_random_lines(real_mlm):
         if (real is None) != (not ours):
             disagreements.append((argv, real, [p.message for p in ours]))
     assert not disagreements, disagreements[:5]
+
+
+@pytest.mark.parametrize("line", ["--attention-backend auto", "--attention-backend flash", "--exit-signal SIGTERM"])
+def test_enum_options_take_member_names_like_the_real_parser(real_mlm, line):
+    """``enum_type_handler`` (argument_utils.py) looks the member up by name; Megatron-LM's own
+    example scripts pass ``--attention-backend auto``."""
+    assert real_verdict(real_mlm, line.split()) is None
+    for version in ERAS:
+        assert not cli_tables.parse(cli_tables.megatron_lm(version), line.split()), (version, line)
+    assert cli_tables.parse(cli_tables.megatron_lm("0.19.2"), ["--attention-backend", "AttnBackend.auto"])
 
 
 @pytest.mark.parametrize("version,line,expected", [

@@ -4,7 +4,8 @@
 Writes what Bridge's ``_set_cuda_graph_overrides`` would, for the target era, with the
 prerequisites (RNG trackers, NaN checks off for full iteration). An illegal result is refused
 (exit 1, nothing written). YAML input rewritten as YAML keeps comments and key order; files
-are written atomically.
+are written atomically. Launch scripts (Megatron-LM or run_script.py flags, Hydra overrides)
+are edited in place: only the graph flags change, everything else stays byte for byte.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
     from skill_tools.config.render import render, render_report
+    from skill_tools.config.shell_edit import SPLICED_FORMATS, flags_in_strings, splice
     from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff, write_atomic
 
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
@@ -62,6 +64,12 @@ def run(args: argparse.Namespace) -> int:
     original = Path(args.path).read_text(encoding="utf-8") if args.path != "-" else None
     if fmt == "yaml" and cfg.fmt == "yaml" and original is not None:
         new_text = rewrite_yaml(original, changes, source=args.path)
+    elif fmt == cfg.fmt and fmt in SPLICED_FORMATS and original is not None:
+        # a launch script keeps its launcher, comments and other flags byte for byte
+        new_text = splice(original, fmt, override_values(changes), rendered.parts, result.era)
+        for option, line in flags_in_strings(original, fmt, changes, result.era):
+            result.notes.append(f"{option} at line {line} is inside a shell string variable: edit it by hand "
+                                "(the new flags were added to the command, where the last one wins)")
     elif target is not None:
         new_text = render(apply_changes(cfg, changes), fmt, result.era)
     else:

@@ -27,6 +27,7 @@ MAX_BYTES = 5 * 1024 * 1024
 _CONTAINER_NAMES = {"cfg", "config", "recipe", "c", "conf", "container", "config_container", "self"}
 _MODEL_OBJECT_NAMES = {"model", "model_cfg", "model_config", "provider", "transformer_config", "tc"}
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 # --------------------------------------------------------------------------------------------
@@ -106,7 +107,9 @@ def detect_format(text: str) -> str:
     joined = " ".join(body)
     dash_flags = re.findall(r"(?:^|\s)--([A-Za-z][\w-]*)", joined)
     if dash_flags:
-        if "run_script" in joined or any("_" in f and "-" not in f for f in dash_flags):
+        # run_script.py's options never contain '-' (argument_parser.py @067f987); Megatron-LM's
+        # mostly do, and a launcher's own (torchrun --nproc_per_node) may use '_'
+        if "run_script" in joined or not any("-" in f for f in dash_flags):
             return "run_script"
         return "megatron_lm"
     if any(re.match(r"^(import|from)\s+\w|^def\s+\w|^\w[\w.]*\s*\(", ln) for ln in body):
@@ -417,11 +420,13 @@ def scalar(text: str) -> Any:
     """Command-line/Hydra value -> plain value (bool, None, int, float, list or str)."""
     t = text.strip()
     low = t.lower()
-    if low in ("true", "yes"):
+    # Hydra's grammar (and argparse, which gives strings) reads 'none', 'yes', 'no' and '~' as
+    # strings: --cuda-graph-impl none is the impl 'none', not a missing value
+    if low == "true":
         return True
-    if low in ("false", "no"):
+    if low == "false":
         return False
-    if low in ("null", "none", "~"):
+    if low == "null":
         return None
     if t.startswith("[") and t.endswith("]"):
         inner = t[1:-1].strip()
@@ -493,16 +498,66 @@ def _env_token(cfg: CanonicalConfig, token: str) -> bool:
     return False
 
 
+def _expand_arrays(text: str, toks: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """``toks`` with each ``${NAME[@]}``/``$NAME``/``${NAME}`` of a variable the script assigns
+    (``ARGS=( --num-layers 96 ... )``, ``options="--num-layers 48 ..."``) replaced by the words
+    its unquoted expansion gives: Megatron-LM's example scripts keep their flags in them."""
+    if not any("$" in t for t, _ in toks):
+        return toks
+    from skill_tools.config.shell_edit import variables, variable_ref
+
+    found = variables(text)
+    out: list[tuple[str, int]] = []
+    for tok, line in toks:
+        name = variable_ref(tok)
+        out.extend(found[name] if name in found else [(tok, line)])
+    return out
+
+
+def _script_index(text: str, toks: list[tuple[str, int]]) -> int | None:
+    """The token that names the Python script (``pretrain_gpt.py``, or ``"$SCRIPT"`` where the
+    script assigns ``SCRIPT=pretrain_gpt.py``); an assignment is not the script."""
+    from skill_tools.config.shell_edit import is_script_word, variables
+
+    found = None
+    values = None
+    for n, (t, line) in enumerate(toks):
+        if t.endswith(".py") and not _ENV_ASSIGN.match(t):
+            found = n
+        elif t == "-m" and n + 1 < len(toks) and _runs_python(toks, n, line):
+            found = n + 1  # python -m pkg.module / torchrun ... -m pkg.module
+        elif "$" in t:
+            values = values if values is not None else variables(text)
+            if is_script_word(t, values):
+                found = n
+    return found
+
+
+def _runs_python(toks: list[tuple[str, int]], at: int, line: int) -> bool:
+    """Whether ``-m`` at ``at`` is the launcher's module option: a python/torchrun word earlier
+    on the same command line and no ``.py`` script before it (run_script.py's ``-m`` is a model)."""
+    before = [t for t, ln in toks[:at] if ln == line]
+    launchers = [i for i, t in enumerate(before) if t.rsplit("/", 1)[-1] in ("python", "python3", "torchrun")]
+    return bool(launchers) and not any(t.endswith(".py") for t in before[launchers[-1]:])
+
+
+def _same_command(toks: list[tuple[str, int]], script: int) -> list[tuple[str, int]]:
+    """The arguments after the script word, up to the end of its command line (tokens carry
+    their logical line: a later command such as ``echo done`` is not an argument)."""
+    line = toks[script][1]
+    return [(t, ln) for t, ln in toks[script + 1:] if ln == line]
+
+
 def _read_megatron_lm(text: str, source: str) -> CanonicalConfig:
     cfg = CanonicalConfig(source=source, fmt="megatron_lm")
     toks = _tokens(text, source)
-    scripts = [n for n, (t, _) in enumerate(toks) if t.endswith(".py")]
-    if scripts:
+    script = _script_index(text, toks)
+    if script is not None:
         # flags before the script are the launcher's (torchrun --nproc-per-node 8 ...)
-        cfg.script = toks[scripts[-1]][0]
-        for token, _ in toks[:scripts[-1]]:
+        cfg.script = toks[script][0]
+        for token, _ in toks[:script]:
             _env_token(cfg, token)
-        toks = toks[scripts[-1] + 1:]
+        toks = _expand_arrays(text, _same_command(toks, script))
     cfg.argv = [(t, ln) for t, ln in toks if not ("=" in t and not t.startswith("-") and _ENV_NAME.match(t.split("=", 1)[0]))]
     i = 0
     while i < len(toks):
@@ -530,6 +585,8 @@ def _apply_flag(cfg: CanonicalConfig, flag: flag_tables.Flag, name: str, values:
     """Set ``flag.keys`` from the option's values; a store_true flag given a value
     (``--flag false``) takes it like any other option."""
     value: Any
+    if any("$" in v or "`" in v for v in values):
+        return  # a shell expansion the script does not assign: its value is known only at run time
     if flag.kind == "flag_false" or (flag.kind == "flag" and not values):
         value = flag.value if flag.value is not None else (flag.kind == "flag")
     elif flag.kind == "list":
@@ -554,12 +611,12 @@ def _read_run_script(text: str, source: str) -> CanonicalConfig:
 
     cfg = CanonicalConfig(source=source, fmt="run_script")
     toks = _tokens(text, source)
-    scripts = [n for n, (t, _) in enumerate(toks) if t.endswith(".py")]
-    if scripts:
-        cfg.script = toks[scripts[-1]][0]
-        for token, _ in toks[:scripts[-1]]:
+    script = _script_index(text, toks)
+    if script is not None:
+        cfg.script = toks[script][0]
+        for token, _ in toks[:script]:
             _env_token(cfg, token)
-        toks = toks[scripts[-1] + 1:]
+        toks = _expand_arrays(text, _same_command(toks, script))
     table = cli_tables.run_script()
     i = 0
     while i < len(toks):

@@ -37,7 +37,13 @@ def render_report(cfg_or_values: CanonicalConfig | Mapping[str, Any], fmt: str, 
         values, env = dict(cfg_or_values), {}
     if fmt not in _RENDERERS:
         raise InputError("--format", f"unsupported output format {fmt!r}", hint=f"one of: {', '.join(RENDER_FORMATS)}")
-    out = _RENDERERS[fmt](values, env, era) if fmt in ("megatron_lm", "run_script") else Rendered(_RENDERERS[fmt](values, env))
+    if fmt in ("megatron_lm", "run_script"):
+        out = _RENDERERS[fmt](values, env, era)
+    elif fmt == "hydra":
+        parts = _hydra_parts(values, env)
+        out = Rendered("\n".join(parts), parts=parts)
+    else:
+        out = Rendered(_RENDERERS[fmt](values, env))
     if out.text and not out.text.endswith("\n"):
         out.text += "\n"
     return out
@@ -87,10 +93,14 @@ def hydra_value(value: Any) -> str:
     return text
 
 
-def _hydra(values: Mapping[str, Any], env: Mapping[str, str]) -> str:
+def _hydra_parts(values: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     lines = [f"{k}={v}" for k, v in env.items()]
     lines += [f"{key}={hydra_value(value)}" for key, value in values.items()]
-    return "\n".join(lines)
+    return lines
+
+
+def _hydra(values: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    return "\n".join(_hydra_parts(values, env))
 
 
 def _shell(value: Any) -> str:
@@ -107,6 +117,7 @@ class Rendered:
     text: str
     unsaid: dict[str, Any] = field(default_factory=dict)
     parser: str | None = None  # the upstream parser whose table the text was checked against
+    parts: list[str] = field(default_factory=list)  # one option with its values (or one override) each
 
 
 def _flag_text(option: str, value: Any, opt) -> str:
@@ -136,7 +147,7 @@ def _megatron_lm(values: Mapping[str, Any], env: Mapping[str, str], era: Era | N
         elif text and text not in emitted:
             emitted.add(text)
             parts.append(text)
-    return Rendered(" \\\n  ".join(parts), unsaid, table.label)
+    return Rendered(" \\\n  ".join(parts), unsaid, table.label, parts)
 
 
 def _megatron_lm_option(candidates, value: Any) -> str | None:
@@ -256,7 +267,7 @@ def _run_script(values: Mapping[str, Any], env: Mapping[str, str], era: Era | No
     if env:
         parts.append("--custom_env_vars " + _shell(",".join(f"{k}={v}" for k, v in env.items())))
     parts += [_shell(f"{k}={hydra_value(v)}") for k, v in hydra.items()]
-    return Rendered(" \\\n  ".join(parts), unsaid, table.label)
+    return Rendered(" \\\n  ".join(parts), unsaid, table.label, parts)
 
 
 @functools.lru_cache(maxsize=None)

@@ -250,6 +250,12 @@ def _moe_drop_pad(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"fix": ctx.set_modules(list(dict.fromkeys(mods)))}
 
 
+@check("moe-pad-needs-capacity")
+def _pad_capacity(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if ctx.model.get("moe_pad_expert_input_to_capacity") and ctx.model.get("moe_expert_capacity_factor") is None:
+        yield {"fix": {"model.moe_expert_capacity_factor": 1.0}}
+
+
 @check("moe-preprocess-dtoh-sync")
 def _preprocess_sync(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if (_per_layer(ctx) and ctx.is_moe and not _drop_pad(ctx) and "moe_preprocess" in ctx.modules
@@ -310,6 +316,18 @@ def _jitter(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"fix": {"model.moe_input_jitter_eps": None}}
 
 
+@check("gtp-local-shared-experts-recompute")
+def _gtp_shared_experts(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """transformer_config.py l.2575-2595 @core_v0.19.0 (no GTP before 0.19)."""
+    m = ctx.model
+    if (ctx.era.version_tuple >= (0, 19, 0) and _recompute(ctx) == "selective" and ctx.sim.impl == "local"
+            and (m.get("gtp_weight_remat_size") or 1) > 1 and (m.get("fp8") is not None or m.get("fp4") is not None)
+            and m.get("moe_shared_expert_intermediate_size") is not None and not m.get("moe_shared_expert_overlap")
+            and (ctx.full_cudagraph or "moe" in ctx.modules or "moe_router" in ctx.modules)
+            and "shared_experts" in _recompute_modules(ctx)):
+        yield {"fix": {"model.recompute_modules": [x for x in _recompute_modules(ctx) if x != "shared_experts"] or ["core_attn"]}}
+
+
 LOCAL_OFFLOAD_OK = {"expert_fc1", "moe_act", "fused_group_mlp"}
 
 
@@ -322,14 +340,14 @@ def _offload(ctx: Ctx) -> set[str] | None:
 @check("offload-local-modules")
 def _offload_local_modules(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
-    if mods is not None and ctx.sim.impl == "local" and mods - LOCAL_OFFLOAD_OK:
+    if mods is not None and ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and mods - LOCAL_OFFLOAD_OK:
         yield {"modules": ", ".join(sorted(mods - LOCAL_OFFLOAD_OK)), "fix": {"model.cuda_graph_impl": "transformer_engine"}}
 
 
 @check("offload-local-whole-layer")
 def _offload_local_whole(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
-    if mods is not None and ctx.sim.impl == "local" and not ctx.modules:
+    if mods is not None and ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and not ctx.modules:
         yield {"fix": {"model.cuda_graph_impl": "transformer_engine", **ctx.set_modules(["attn"])}}
 
 
@@ -338,7 +356,10 @@ def _offload_impl(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
     if mods is None or ctx.sim.impl in ("transformer_engine", "full_iteration"):
         return
-    partial = ctx.sim.impl == "local" and bool(mods) and mods <= LOCAL_OFFLOAD_OK and "moe" not in ctx.modules
+    # 0.18.0 refuses local outright (transformer_config.py l.2351-2356 @core_v0.18.0); 0.19 allows a
+    # partial MoE offload with it
+    partial = (ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and bool(mods)
+               and mods <= LOCAL_OFFLOAD_OK and "moe" not in ctx.modules)
     if not partial:
         yield {"impl": ctx.sim.impl, "fix": {"model.cuda_graph_impl": "transformer_engine"}}
 
@@ -451,6 +472,31 @@ def _expandable_segments(ctx: Ctx) -> Iterator[dict[str, Any]]:
                "extra": " (megatron-core < 0.19 asserts this for the local impl on GPUs before Blackwell)"}
 
 
+@check("fsdp-v2-cuda-graphs")
+def _fsdp_v2(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """Bridge config.py l.1484-1485, l.1072-1075 and l.1181-1188 @067f987."""
+    cfg = ctx.cfg
+    fsdp = cfg.get("ddp.use_megatron_fsdp") or cfg.get("dist.use_megatron_fsdp")
+    if ctx.frontend != "bridge" or not fsdp or cfg.get("ddp.megatron_fsdp_version") != 2:
+        return
+    graphs = (not ctx.sim.stopped and ctx.sim.impl != "none") or bool(cfg.get("ddp.megatron_fsdp_cuda_graph_mode"))
+    if graphs or cfg.get("optimizer.optimizer_cuda_graph"):
+        yield {"fix": {"ddp.megatron_fsdp_version": 1}}
+
+
+@check("gtp-graphs-node-priority")
+def _gtp_node_priority(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """arguments.py l.1474-1504 @core_v0.19.0: on Blackwell and later, GTP with any graph impl
+    asserts the environment variable (the GPU is not known here: a warning)."""
+    if ctx.frontend != "megatron_lm" or ctx.era.version_tuple < (0, 19, 0) or not ctx.intent.enabled or ctx.sim.stopped:
+        return
+    m = ctx.model
+    gtp = any((m.get(k) or 1) > 1 for k in ("gtp_weight_remat_size", "tensor_parallel_num_weight_shards",
+                                             "expert_tensor_parallel_num_weight_shards"))
+    if gtp and ctx.env.get("CUDA_GRAPHS_USE_NODE_PRIORITY") != "1":
+        yield {"fix": {"env.CUDA_GRAPHS_USE_NODE_PRIORITY": "1"}}
+
+
 def _packing(ctx: Ctx) -> tuple[bool, bool, bool]:
     offline = bool(ctx.cfg.get("dataset.enable_offline_packing")) or any(
         k.startswith("dataset.offline_packing_specs.") for k in ctx.cfg.values) and ctx.cfg.get("dataset.enable_offline_packing") is not False
@@ -523,9 +569,18 @@ def _overlap_grad_reduce(ctx: Ctx) -> bool:
     return bool(ctx.cfg.get("ddp.overlap_grad_reduce") or ctx.cfg.get("comm_overlap.overlap_grad_reduce"))
 
 
+def _delay_wgrad_checked(ctx: Ctx) -> bool:
+    """Who asserts the delayed-wgrad graph rules: Megatron-LM's arguments.py from 0.17.0, and only
+    with overlap_grad_reduce (l.1507-1531 @core_v0.17.0, l.1822-1846 @core_v0.19.0); Bridge's
+    CommOverlapConfig whenever delay_wgrad_compute is set (comm_overlap.py l.520-557 @067f987)."""
+    if ctx.frontend == "megatron_lm":
+        return ctx.era.version_tuple >= (0, 17, 0) and _overlap_grad_reduce(ctx)
+    return ctx.era.name == "current"
+
+
 @check("delay-wgrad-te-version")
 def _delay_te(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if not (ctx.intent.enabled and _delay_wgrad(ctx) and _wgrad_in_graph(ctx)) or ctx.sim.stopped:
+    if not (ctx.intent.enabled and _delay_wgrad(ctx) and _wgrad_in_graph(ctx)) or ctx.sim.stopped or not _delay_wgrad_checked(ctx):
         return
     te = ctx.era.te_version
     from skill_tools.config.era import parse_version
@@ -537,7 +592,7 @@ def _delay_te(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 @check("delay-wgrad-grad-accum-fusion")
 def _delay_gaf(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if (ctx.intent.enabled and not ctx.sim.stopped and _delay_wgrad(ctx) and _wgrad_in_graph(ctx)
+    if (ctx.intent.enabled and not ctx.sim.stopped and _delay_wgrad(ctx) and _wgrad_in_graph(ctx) and _delay_wgrad_checked(ctx)
             and not ctx.model.get("gradient_accumulation_fusion", ctx.frontend == "megatron_lm")):
         yield {"fix": {"model.gradient_accumulation_fusion": True}}
 
@@ -545,7 +600,7 @@ def _delay_gaf(ctx: Ctx) -> Iterator[dict[str, Any]]:
 @check("delay-wgrad-attn-bias")
 def _delay_bias(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if (ctx.intent.enabled and not ctx.sim.stopped and _delay_wgrad(ctx) and "attn" in ctx.intent.modules
-            and (ctx.model.get("add_bias_linear", True) or ctx.model.get("add_qkv_bias", False))):
+            and _delay_wgrad_checked(ctx) and (ctx.model.get("add_bias_linear", True) or ctx.model.get("add_qkv_bias", False))):
         yield {"fix": {"model.add_bias_linear": False, "model.add_qkv_bias": False}}
 
 
@@ -622,8 +677,13 @@ def _block_fp8(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 @check("inference-moe-ep-padding")
 def _inf_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    # 0.16 has the option only in Megatron-LM's arguments.py (l.1159, l.2717 @core_v0.16.1); its
+    # TransformerConfig has no such field (added in 0.17), so the fix exists only for Megatron-LM
+    if ctx.era.name == "legacy" and ctx.frontend != "megatron_lm" and ctx.era.version_tuple < (0, 17, 0):
+        return
     if (ctx.sim.impl == "local" and not ctx.sim.stopped and ctx.is_moe and (ctx.model.get("expert_model_parallel_size") or 1) > 1
-            and not ctx.model.get("moe_pad_experts_for_cuda_graph_inference")):
+            and not ctx.model.get("moe_pad_experts_for_cuda_graph_inference")
+            and not (ctx.era.version_tuple >= (0, 18, 0) and ctx.model.get("transformer_impl") == "inference_optimized")):
         yield {"severity": "error" if ctx.era.name == "legacy" and ctx.frontend == "megatron_lm" else None,
                "fix": {"model.moe_pad_experts_for_cuda_graph_inference": True}}
 
@@ -631,6 +691,8 @@ def _inf_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
 @check("inference-num-cuda-graphs")
 def _inf_num(ctx: Ctx) -> Iterator[dict[str, Any]]:
     n = ctx.cfg.get("inference.num_cuda_graphs")
+    if ctx.era.version_tuple < (0, 17, 0):
+        return  # the assert is new in 0.17 (arguments.py l.1014 @core_v0.17.0; absent @core_v0.16.1)
     if ctx.sim.impl == "local" and isinstance(n, int) and not isinstance(n, bool) and not (n > 0 or n == -1):
         yield {"value": n, "fix": {"inference.num_cuda_graphs": -1}}
 

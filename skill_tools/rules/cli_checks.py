@@ -134,6 +134,39 @@ def _rs_value(ctx: Ctx) -> Iterator[dict[str, Any]]:
                                        "problem": p.message, "fix": fix})
 
 
+def _run_script_value(ctx: Ctx, dest: str) -> tuple[str | None, str | None]:
+    """(value, option as written) of the last run_script option with ``dest``."""
+    table = cli_tables.run_script()
+    args = [tok for tok, _ in ctx.cfg.argv]
+    found: tuple[str | None, str | None] = (None, None)
+    for i, tok in enumerate(args):
+        name, eq, inline = tok.partition("=")
+        opt = table.option(name)
+        if opt is not None and opt.dest == dest:
+            found = (inline if eq else (args[i + 1] if i + 1 < len(args) else None), name)
+    return found
+
+
+@check("run-script-full-iteration-scope")
+def _rs_full_iteration(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """``_set_cuda_graph_overrides`` (scripts/performance/utils/overrides.py l.137-142 @067f987)."""
+    if ctx.cfg.fmt != "run_script" or not ctx.cfg.argv:
+        return
+    scope, option = _run_script_value(ctx, "cuda_graph_scope")
+    if scope is None or "$" in scope:
+        return
+    names = [s for s in scope.split(",") if s]
+    if "full_iteration" not in names:
+        return
+    impl, _ = _run_script_value(ctx, "cuda_graph_impl")
+    if names != ["full_iteration"]:
+        yield _located(ctx, option, {"problem": "cannot be combined with other scopes",
+                                     "fix": {"--cuda_graph_scope": "full_iteration"}})
+    elif impl == "transformer_engine":
+        yield _located(ctx, option, {"problem": "cannot use --cuda_graph_impl transformer_engine",
+                                     "fix": {"--cuda_graph_impl": "local"}})
+
+
 #: Hydra's sweep syntax: a top-level comma (``a,b``) or a sweep function (choice/range/interval/glob).
 _SWEEP_FN = re.compile(r"^\s*(choice|range|interval|glob|shuffle|sort|tag)\s*\(")
 

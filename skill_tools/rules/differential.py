@@ -18,8 +18,13 @@ SCOPE_NAMES = ["attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba", "f
 
 
 def generate(rng: random.Random, era: Era) -> dict[str, Any]:
-    """A model section that exercises the CUDA-graph checks and passes MCore's other checks."""
+    """A model section that exercises the CUDA-graph checks and passes MCore's other checks.
+    Besides the graph keys it draws what MCore rewrites before its graph asserts
+    (``moe_layer_recompute``, negative ``moe_expert_capacity_factor``) and, on 0.19+, GTP with
+    fp4 and shared experts (the GTP + local graphs + shared_experts recompute assert)."""
     r = rng.random
+    if r() < 0.15:
+        return _focused(rng, era)
     m: dict[str, Any] = {}
     if r() < 0.9:
         m["cuda_graph_impl"] = rng.choice(["none", "local", "transformer_engine", "full_iteration", "te"])
@@ -41,8 +46,11 @@ def generate(rng: random.Random, era: Era) -> dict[str, Any]:
         m["moe_layer_freq"] = rng.choice([1, 2, [1, 0], [1, 1]])
         m["moe_token_dispatcher_type"] = rng.choice(["allgather", "alltoall"])
         if r() < 0.5:
-            m["moe_expert_capacity_factor"] = 1.0
+            # a negative factor means "no capacity" to MCore (it becomes None)
+            m["moe_expert_capacity_factor"] = rng.choice([1.0, 1.0, -1.0])
         m["moe_pad_expert_input_to_capacity"] = "moe_expert_capacity_factor" in m and r() < 0.6
+        if m["num_moe_experts"] and m["num_moe_experts"] > 1 and r() < 0.3:
+            m["moe_shared_expert_intermediate_size"] = 64
         if r() < 0.2:
             m["moe_input_jitter_eps"] = 0.01
         if m["num_moe_experts"] and m["num_moe_experts"] > 1 and r() < 0.15:
@@ -54,9 +62,26 @@ def generate(rng: random.Random, era: Era) -> dict[str, Any]:
         if g == "full":
             m.update(recompute_method="uniform", recompute_num_layers=1)
         else:
-            m["recompute_modules"] = rng.sample(["core_attn", "mlp", "moe", "layernorm"], rng.choice([1, 2]))
+            pool = ["core_attn", "mlp", "moe", "layernorm"]
+            m["recompute_modules"] = rng.sample(pool, rng.choice([1, 2]))
+            if m.get("moe_shared_expert_intermediate_size") and r() < 0.5:
+                m["recompute_modules"].append("shared_experts")
     elif r() < 0.1 and not m.get("overlap_moe_expert_parallel_comm"):
         m["cpu_offloading"] = True
+    if m.get("num_moe_experts") and r() < 0.25 and m.get("recompute_granularity") != "full" and not m.get("cpu_offloading") \
+            and not m.get("overlap_moe_expert_parallel_comm"):
+        # deprecated: MCore turns it into selective recompute of 'moe' before its graph checks
+        m["moe_layer_recompute"] = True
+    if m.get("moe_shared_expert_intermediate_size") and r() < 0.2 \
+            and "shared_experts" not in (m.get("recompute_modules") or []) \
+            and m.get("moe_token_dispatcher_type") == "alltoall" and not m.get("overlap_moe_expert_parallel_comm"):
+        # MCore refuses it without alltoall/flex and with EP overlap (neither a graph rule)
+        m["moe_shared_expert_overlap"] = True  # MCore refuses it with shared_experts recompute (not a graph rule)
+    if era.version_tuple >= (0, 19, 0) and m.get("moe_shared_expert_intermediate_size") and r() < 0.5:
+        # GTP (0.19+) with fp4 (fp8 MoE needs Transformer Engine, absent where the oracle runs)
+        m["gtp_weight_remat_size"] = rng.choice([1, 2, 2])
+        if r() < 0.7:
+            m["fp4"] = "e2m1"
     m["attention_dropout"] = rng.choice([0.0, 0.1])
     m["hidden_dropout"] = rng.choice([0.0, 0.1])
     if era.name == "current" and r() < 0.2 and not m.get("cpu_offloading"):
@@ -64,9 +89,41 @@ def generate(rng: random.Random, era: Era) -> dict[str, Any]:
         m["offload_modules"] = rng.sample(["core_attn", "expert_fc1", "moe_act", "qkv_linear"], rng.choice([1, 2]))
         if "moe" in (m.get("recompute_modules") or []):
             m["recompute_modules"] = ["core_attn"]
+        m.pop("moe_layer_recompute", None)  # it adds 'moe' recompute, which offloading refuses
         m["cuda_graph_warmup_steps"] = rng.choice([0, 3])
         if r() < 0.5:
             m["fine_grained_offloading_max_inflight_offloads"] = rng.choice([1, -1])
+    return m
+
+
+def _focused(rng: random.Random, era: Era) -> dict[str, Any]:
+    """An otherwise valid MoE model around one of the rewrites MCore makes before its graph
+    asserts (``moe_layer_recompute``, a negative capacity factor) or, on 0.19+, the GTP +
+    local graphs + shared_experts recompute assert: random configs reach them too rarely,
+    because an earlier error masks them."""
+    r = rng.random
+    key = "cuda_graph_scope" if era.name == "legacy" else "cuda_graph_modules"
+    m: dict[str, Any] = {"num_moe_experts": 4, "moe_token_dispatcher_type": "alltoall", "moe_layer_freq": rng.choice([1, [1, 0]]),
+                         "attention_dropout": rng.choice([0.0, 0.1]), "hidden_dropout": rng.choice([0.0, 0.1]),
+                         "cuda_graph_impl": rng.choice(["local", "transformer_engine"])}
+    m[key] = rng.choice([[], ["attn"], ["moe_router"], ["moe_router", "moe_preprocess"], ["attn", "moe_router"], ["moe"]])
+    kind = rng.choice(["layer_recompute", "capacity"] + (["gtp", "gtp"] if era.version_tuple >= (0, 19, 0) else []))
+    if kind == "layer_recompute":
+        m["moe_layer_recompute"] = True
+        if r() < 0.5:
+            m["recompute_granularity"] = "selective"
+            m["recompute_modules"] = rng.choice([["core_attn"], ["layernorm"], ["mlp"]])
+    elif kind == "capacity":
+        m["moe_expert_capacity_factor"] = rng.choice([-1.0, -0.5, 1.0])
+        m["moe_pad_expert_input_to_capacity"] = r() < 0.5
+    else:
+        m.update(cuda_graph_impl="local", gtp_weight_remat_size=rng.choice([1, 2]), moe_shared_expert_intermediate_size=64,
+                 recompute_granularity="selective", attention_dropout=0.0, hidden_dropout=0.0,
+                 recompute_modules=rng.choice([["shared_experts"], ["shared_experts", "layernorm"], ["layernorm"]]))
+        if r() < 0.8:
+            m["fp4"] = "e2m1"
+        if r() < 0.2 and "shared_experts" not in m["recompute_modules"]:
+            m["moe_shared_expert_overlap"] = True
     return m
 
 
@@ -79,12 +136,15 @@ class Result:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     unmatched_oracle_errors: dict[str, int] = field(default_factory=dict)
     rules_hit: dict[str, int] = field(default_factory=dict)
+    drawn: dict[str, int] = field(default_factory=dict)  # how often the fields MCore rewrites were drawn
 
     def to_dict(self) -> dict[str, Any]:
         return {"era": self.era, "mcore_version": self.mcore_version, "count": self.count,
                 "oracle_errors": self.oracle_errors, "disagreements": len(self.disagreements),
                 "disagreement_examples": self.disagreements[:10],
-                "unmatched_oracle_errors": self.unmatched_oracle_errors, "rules_hit": dict(sorted(self.rules_hit.items()))}
+                "unmatched_oracle_errors": self.unmatched_oracle_errors, "rules_hit": dict(sorted(self.rules_hit.items())),
+                "agreement": round(1 - len(self.disagreements) / self.count, 6) if self.count else None,
+                "drawn": dict(sorted(self.drawn.items()))}
 
 
 def compare(model: dict[str, Any], era: Era) -> tuple[bool, set[str], dict[str, Any]]:
@@ -102,6 +162,8 @@ def run(era: Era, count: int, seed: int = 0) -> Result:
         model = generate(rng, era)
         agree, ids, verdict = compare(model, era)
         res.count += 1
+        for name, hit in _drawn(model).items():
+            res.drawn[name] = res.drawn.get(name, 0) + hit
         res.oracle_errors += not verdict["ok"]
         if verdict["rule"]:
             res.rules_hit[verdict["rule"]] = res.rules_hit.get(verdict["rule"], 0) + 1
@@ -111,3 +173,13 @@ def run(era: Era, count: int, seed: int = 0) -> Result:
         if not agree:
             res.disagreements.append({"model": model, "catalog": sorted(ids), "oracle": verdict.get("error")})
     return res
+
+
+def _drawn(model: dict[str, Any]) -> dict[str, int]:
+    factor = model.get("moe_expert_capacity_factor")
+    return {"moe_layer_recompute": int(bool(model.get("moe_layer_recompute"))),
+            "negative_capacity_factor": int(isinstance(factor, float) and factor < 0),
+            "gtp_weight_remat_size>1": int((model.get("gtp_weight_remat_size") or 1) > 1),
+            "fp4": int(model.get("fp4") is not None),
+            "shared_experts": int(model.get("moe_shared_expert_intermediate_size") is not None),
+            "shared_experts_recompute": int("shared_experts" in (model.get("recompute_modules") or []))}

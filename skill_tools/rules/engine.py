@@ -68,10 +68,35 @@ def frontend_of(cfg: CanonicalConfig) -> str:
 
 
 def model_view(cfg: CanonicalConfig) -> dict[str, Any]:
-    """The model section with MCore defaults for absent keys (what TransformerConfig would see)."""
+    """The model section with MCore defaults for absent keys, as TransformerConfig sees it when
+    its CUDA-graph asserts run (after the rewrites ``__post_init__`` makes before them)."""
     model = dict(load_defaults())
     model.update(cfg.section("model"))
-    return model
+    return mcore_rewrites(model)
+
+
+def mcore_rewrites(model: dict[str, Any]) -> dict[str, Any]:
+    """What ``TransformerConfig.__post_init__`` rewrites before its CUDA-graph checks, in both
+    eras (transformer_config.py l.1660-1662 and l.1835-1846 @core_v0.19.0, l.1106-1107 and
+    l.1255-1266 @core_v0.16.1):
+
+    * a negative ``moe_expert_capacity_factor`` means "no capacity": it becomes None;
+    * the deprecated ``moe_layer_recompute`` turns into selective recompute with ``moe`` added to
+      ``recompute_modules`` (``["core_attn"]`` when unset), so the graph checks on recomputed
+      modules see it. With full recompute MCore raises instead (not a graph rule): left as is.
+    """
+    out = dict(model)
+    factor = out.get("moe_expert_capacity_factor")
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor < 0:
+        out["moe_expert_capacity_factor"] = None
+    if out.get("moe_layer_recompute") and out.get("recompute_granularity") != "full":
+        out["recompute_granularity"] = "selective"
+        mods = out.get("recompute_modules")
+        mods = ["core_attn"] if mods is None else list(mods)
+        if "moe" not in mods:
+            mods.append("moe")
+        out["recompute_modules"] = mods
+    return out
 
 
 def load_defaults() -> dict[str, Any]:
