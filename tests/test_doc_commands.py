@@ -76,10 +76,15 @@ def shown_commands() -> list[Shown]:
     for task in tasks:
         if task.get("expected_script"):
             out.append(Shown(f"evals.json:{task['id']}", task["expected_script"]))
+    assigned: dict[str, str] = {}  # the demo's own plain NAME=path assignments, expanded in its commands
     for n, line in enumerate((REPO / "scripts" / "demo.sh").read_text(encoding="utf-8").splitlines(), 1):
+        a = re.fullmatch(r"\s*([A-Za-z_]\w*)=([\w./-]+)", line)
+        if a:
+            assigned[a.group(1)] = a.group(2)
         m = re.search(r"-- (skill-tools .+)$", line)
         if m:
-            out.append(Shown(f"scripts/demo.sh:{n}", m.group(1)))
+            text = re.sub(r"\$([A-Za-z_]\w*)", lambda v: assigned.get(v.group(1), v.group(0)), m.group(1))
+            out.append(Shown(f"scripts/demo.sh:{n}", text))
     return out
 
 
@@ -128,6 +133,12 @@ def _bind(tok: str, tmp: Path) -> str:
         return str(config)  # the demo's earlier step wrote it from the same config
     if tok.startswith("$TMP") or tok.startswith("\"$TMP") or tok in ("out/",):
         return str(tmp / Path(tok.strip('"').replace("$TMP/", "")).name)
+    if tok.startswith(("~/.claude/skills/", ".agents/skills/")):  # an installed copy: a link named like the skill
+        link = tmp / "skills" / Path(tok).name
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(REPO, target_is_directory=True)
+        return str(link)
     if tok.startswith("I") and tok == "I":
         return "transformer_engine"
     return tok
@@ -143,7 +154,7 @@ def test_shown_command_parses(shown, tmp_path):
     subs = _subcommands(shown.text)
     for sub in subs:
         assert sub in COMMANDS, f"{shown.where}: `skill-tools {sub}` is not a command (have: {', '.join(COMMANDS)})"
-    if len(subs) > 1 or len(shlex.split(shown.text)) == 2:
+    if len(subs) > 1 or len(shlex.split(re.sub(r"\s#\s.*$", "", shown.text))) == 2:
         return  # a list of helpers, or the bare command named in prose: the names exist
     argv = _argv(shown.text, tmp_path)
     parser = build_parser({argv[0]: COMMANDS[argv[0]]})

@@ -1,0 +1,51 @@
+"""Checks for failures that Megatron's training loops hit at capture time, found by running the
+loops themselves (engine megatron-lm on an H200), where TransformerConfig has no assert.
+
+Both are full-iteration failures: the captured region is the whole forward/backward step, so
+anything in it that talks to the host fails the capture, including code outside megatron.core
+(Megatron-LM's get_batch) and MoE token dispatch that MCore only checks for per-layer scopes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from skill_tools.config.era import GraphIntent, intent_values
+from skill_tools.rules.checks import Ctx, check
+
+
+def _full_iteration(ctx: Ctx) -> bool:
+    return not ctx.sim.stopped and ctx.intent.full_iteration
+
+
+def _scoped(ctx: Ctx, modules: tuple[str, ...]) -> dict[str, Any]:
+    """The per-layer TE graphs that run where the full iteration cannot, spelled for the era."""
+    return intent_values(GraphIntent(impl="transformer_engine", modules=modules), ctx.era)
+
+
+@check("full-iteration-dropless-moe")
+def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if not (_full_iteration(ctx) and ctx.is_moe):
+        return
+    if ctx.model.get("moe_expert_capacity_factor") is not None and ctx.model.get("moe_pad_expert_input_to_capacity"):
+        return  # drop-and-pad: static capacity counts, no host copy
+    dispatcher = ctx.model.get("moe_token_dispatcher_type") or "allgather"
+    yield {"dispatcher": dispatcher, "fix": _scoped(ctx, ("attn", "moe_router", "moe_preprocess"))}
+
+
+@check("mlm-full-iteration-batch-broadcast")
+def _batch_broadcast(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if ctx.frontend != "megatron_lm" or not _full_iteration(ctx):
+        return
+    version = ctx.era.version_tuple
+    if version < (0, 18, 0):
+        where = f"in Megatron-LM {ctx.era.mcore_version} (core_v0.16-0.17, every run)"
+    else:
+        flags = ["sft", "hybrid_context_parallel"] + (["dataloader_inter_document_masking"] if version >= (0, 19, 0)
+                                                      else [])
+        on = [f"--{f.replace('_', '-')}" for f in flags if ctx.model.get(f)]
+        if not on:
+            return
+        where = f"with {' '.join(on)} (Megatron-LM {ctx.era.mcore_version} broadcasts cu_seqlens then)"
+    modules = ("attn", "moe_router", "moe_preprocess") if ctx.is_moe else ("attn", "mlp")
+    yield {"where": where, "fix": _scoped(ctx, modules)}
