@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The measured training benchmark on one GPU, as committed in benchmarks/results/ (2026-12-02):
+# Engine proxy (the harness's own loop from MCore parts: a capture micro-benchmark, not what users run;
+# Megatron-LM's own loop is benchmarks/run-megatron-lm-h200.sh). The proxy runs committed in
+# benchmarks/results/ (2026-12-02):
 # dense tiny (every impl), the optimizer-graph study, a long eager/full-iteration A/B, MoE tiny
 # (dropless TE scopes), drop-and-pad MoE tiny (the 'moe' scope) and dense medium. Variants of one
 # invocation are interleaved by trial; compare only variants of the same invocation. The capture
@@ -12,7 +14,7 @@ STEPS=${2:-30}
 TRIALS=${3:-2}
 PREFIX="$(date +%F)-training-${GPU:-h200}"
 mkdir -p "$OUT"
-bench() { python -m skill_tools bench --timeout 240 --no-progress "$@"; }
+bench() { python -m skill_tools bench --engine proxy --timeout 240 --no-progress "$@"; }
 bench --workload dense --steps "$STEPS" --trials "$TRIALS" \
   --out "$OUT/dense" --name "$PREFIX-dense-tiny"
 bench --workload dense --steps 60 --trials "$TRIALS" \

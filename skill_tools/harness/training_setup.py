@@ -72,7 +72,13 @@ def init_microbatches(spec: VariantSpec) -> int:
 
 
 def wrap_ddp(model: torch.nn.Module, config: TransformerConfig) -> DistributedDataParallel:
-    """MCore DDP: contiguous grad buffers and ``main_grad`` on every parameter."""
+    """MCore DDP: contiguous grad buffers and ``main_grad`` on every parameter.
+
+    Built on the current stream. Megatron-LM builds it under ``torch.cuda.stream(...)`` of the
+    capture stream (full iteration) or a fresh side stream (training.py l.1870-1896 @core_v0.19.0),
+    because DDP keeps each parameter's AccumulateGrad node and the node keeps its creation stream;
+    this proxy keeps the difference on purpose (``--capture-stream`` selects the stream) and is not
+    evidence of what Megatron-LM's loop does."""
     ddp_config = DistributedDataParallelConfig(
         grad_reduce_in_fp32=True,
         overlap_grad_reduce=False,

@@ -1,5 +1,13 @@
 """Run one proxy variant on the GPU and write its JSON result (runs in a torchrun subprocess).
 
+Engine ``proxy``: a capture micro-benchmark of MCore's graph machinery in a loop of the harness's
+own, not Megatron-LM's. It differs from what users run: less host work per step (so larger
+speedups), and DDP built on the current stream, where Megatron-LM builds it on the capture stream
+or a side stream (``megatron/training/training.py`` l.1870-1896 @core_v0.19.0); on torch builds
+without ``set_override_stale_capture_stream`` that made its full-iteration and TE captures fail on
+the default stream where Megatron-LM's loop captured. Guidance and card.yaml rest on engine
+``megatron-lm`` (:mod:`skill_tools.harness.engines.megatron_lm`), never on this loop.
+
 The only harness module that imports torch, megatron-core and Transformer Engine at module
 level. One process = one variant, so a failed capture (assertion, illegal memory access, OOM,
 hang) costs only this process; the runner classifies it from the log.
