@@ -28,7 +28,9 @@ run_layer() {
      --steps 20 --trials 1 --out "$out/layer" --name "$day-training-megatron-lm-h200-dense-tiny-layer"
 }
 run_moe() {
-  st --workload moe --size tiny --variants eager,te:attn+moe_router+moe_preprocess,full_iteration \
+  # --run-rejected: full iteration with dropless MoE is refused by rule full-iteration-dropless-moe;
+  # run it anyway to observe the failure the rule predicts.
+  st --workload moe --size tiny --variants eager,te:attn+moe_router+moe_preprocess,full_iteration --run-rejected \
      --steps 20 --trials 1 --out "$out/moe" --name "$day-training-megatron-lm-h200-moe-tiny"
   st --workload moe_droppad --size tiny --variants eager,te:moe,full_iteration \
      --steps 20 --trials 1 --out "$out/droppad" --name "$day-training-megatron-lm-h200-moe_droppad-tiny"
@@ -44,7 +46,7 @@ run_medium() {
 run_legacy() {
   : "${LEGACY_SITE:?megatron-core 0.16.1 site folder}" "${MLM_0161:?Megatron-LM core_v0.16.1 checkout}"
   PYTHONPATH="$LEGACY_SITE:${PYTHONPATH:-}" st --mcore-version 0.16.1 --megatron-lm "$MLM_0161" \
-     --workload dense --size tiny --variants eager,te:attn+mlp,full_iteration,local \
+     --workload dense --size tiny --variants eager,te:attn+mlp,full_iteration,local --run-rejected \
      --steps 20 --trials 1 --out "$out/legacy" --name "$day-training-megatron-lm-0.16.1-h200-dense-tiny"
 }
 case "$phase" in

@@ -183,3 +183,75 @@ def test_rebuild_cli_names_a_missing_file(capsys):
     from skill_tools.cli import main
 
     assert main(["bench", "--rebuild", os.devnull + "-missing.json"]) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Parallel layouts (rendered and judged here; run only where several GPUs are lent)
+# --------------------------------------------------------------------------------------------
+
+LAYOUTS = [
+    dict(nproc=2, tp=2),
+    dict(nproc=2, pp=2, num_microbatches=4),
+    dict(nproc=2, pp=2, vpp_layers=1, num_microbatches=4),
+    dict(nproc=4, tp=2, pp=2, num_microbatches=2),
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()))
+@pytest.mark.parametrize("name", ["full_iteration", "te:attn+mlp"])
+def test_parallel_layouts_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, layout, name):
+    """World size, TP, PP and virtual stages as Megatron-LM's validate_args sees them."""
+    import megatron.core.num_microbatches_calculator as nmc
+    import megatron.training.global_vars as global_vars
+    from megatron.training.arguments import parse_and_validate_args
+
+    spec = named_variant(name, engine="megatron-lm", **layout)
+    assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
+                                    tp=spec.tp, pp=spec.pp, vpp_layers=spec.vpp_layers) is None
+    for key, value in (("RANK", "0"), ("WORLD_SIZE", str(layout["nproc"])), ("LOCAL_RANK", "0"),
+                       *real_loop.engine_env(spec).items()):
+        monkeypatch.setenv(key, value)
+    # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
+    monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)
+    monkeypatch.setattr("sys.argv", ["pretrain", *real_loop.model_flags(spec), *real_loop.graph_flags(spec, CURRENT)])
+    global_vars.destroy_global_vars()
+    nmc.destroy_num_microbatches_calculator()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
+        calculator = nmc.get_num_microbatches()
+    finally:
+        global_vars.destroy_global_vars()
+        nmc.destroy_num_microbatches_calculator()
+    assert (args.tensor_model_parallel_size, args.pipeline_model_parallel_size) == (spec.tp, spec.pp)
+    assert args.data_parallel_size == real_loop.data_parallel(spec)
+    assert calculator == spec.num_microbatches
+    if spec.vpp_layers:
+        assert args.virtual_pipeline_model_parallel_size == 4 // (spec.pp * spec.vpp_layers)
+
+
+@pytest.mark.parametrize("args,message", [
+    (dict(workload="dense", nproc=1, tp=2), "not a multiple of tp*pp"),
+    (dict(workload="dense", nproc=2, ep=2), "needs an MoE workload"),
+    (dict(workload="moe", nproc=4, pp=2, ep=4), "must divide"),
+    (dict(workload="dense", nproc=3, pp=3), "not divisible into 3 stages"),
+    (dict(workload="dense", nproc=2, vpp_layers=1), "needs --pp > 1"),
+    (dict(workload="dense", nproc=2, pp=2, vpp_layers=1, microbatches=3), "multiple of --pp"),
+])
+def test_layouts_megatron_lm_would_refuse_are_refused_before_the_gpu(args, message):
+    kw = {k: v for k, v in args.items() if k not in ("workload", "nproc", "microbatches")}
+    problem = real_loop.layout_problem(args["workload"], "tiny", args["nproc"], args.get("microbatches", 1), **kw)
+    assert problem is not None and message in problem[0]
+
+
+def test_bench_refuses_what_the_validator_rejects_in_the_flags_it_would_run(capsys):
+    """Judged on the Megatron-LM flags themselves, so Megatron-LM-only rules apply."""
+    from skill_tools.cli import main
+
+    assert main(["bench", "--dry-run", "--workload", "moe", "--variants", "eager,full_iteration"]) == 2
+    assert "full-iteration-dropless-moe" in capsys.readouterr().err
+    assert main(["bench", "--dry-run", "--json", "--workload", "moe", "--variants", "eager,full_iteration",
+                 "--run-rejected"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert any("full-iteration-dropless-moe" in n for n in plan["notes"])

@@ -46,10 +46,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
     parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
     parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) per variant (torchrun)")
+    parser.add_argument("--tp", type=int, default=1, help="engine megatron-lm: tensor-parallel size")
+    parser.add_argument("--pp", type=int, default=1, help="engine megatron-lm: pipeline-parallel size")
+    parser.add_argument("--vpp-layers", type=int, help="engine megatron-lm: layers per virtual pipeline stage "
+                                                       "(interleaved 1F1B; needs --pp > 1)")
+    parser.add_argument("--ep", type=int, default=1, help="engine megatron-lm: expert-parallel size (MoE workloads)")
+    parser.add_argument("--microbatches", type=int, default=1,
+                        help="micro-batches per step and data-parallel rank (PP needs several to fill the pipeline)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds before a variant counts as hung")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
     parser.add_argument("--name", help="results file stem (default: <date>-training-<workload>-<size>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--run-rejected", action="store_true",
+                        help="run variants the validator rejects anyway, to observe how they fail "
+                             "(the results record which rules were overridden)")
     parser.add_argument("--dry-run", action="store_true",
                         help="check and print the variants that would run (no GPU needed), then exit")
     parser.add_argument("--rebuild", type=Path, metavar="RESULTS.json",
@@ -84,7 +94,19 @@ def _variant_specs(args: argparse.Namespace):
 
     common = dict(engine=args.engine, workload=args.workload, size=args.size, steps=args.steps,
                   warmup_steps=args.warmup, nproc=args.nproc, layer_spec=args.layer_spec,
-                  capture_stream="shared" if args.same_stream else args.capture_stream)
+                  capture_stream="shared" if args.same_stream else args.capture_stream,
+                  num_microbatches=args.microbatches)
+    layout = dict(tp=args.tp, pp=args.pp, ep=args.ep, vpp_layers=args.vpp_layers)
+    if args.engine == "megatron-lm":
+        from skill_tools.harness.real_loop import layout_problem
+
+        problem = layout_problem(args.workload, args.size, args.nproc, args.microbatches, **layout)
+        if problem:
+            raise InputError("--tp/--pp/--ep/--vpp-layers", problem[0], hint=problem[1])
+        common.update(layout)
+    elif any(v not in (1, None) for v in layout.values()):
+        raise InputError("--tp/--pp/--ep/--vpp-layers", "parallel layouts run only with --engine megatron-lm",
+                         hint="drop them, or use --engine megatron-lm")
     if args.engine == "megatron-lm":
         if args.same_stream or args.capture_stream != "auto":
             raise InputError("--capture-stream", "the capture stream is a setting of --engine proxy; Megatron-LM's "
@@ -174,7 +196,6 @@ def run(args: argparse.Namespace) -> int:
 
     era = resolve_era(args.mcore_version)
     specs, user_cfg, notes = _variant_specs(args)
-    refuse_illegal(specs, user_cfg, era)  # before any GPU time
     run_one, flags = None, {}
     if args.engine == "megatron-lm":
         from functools import partial
@@ -184,6 +205,12 @@ def run(args: argparse.Namespace) -> int:
         training = real_loop.locate_training(args.megatron_lm, era)
         run_one = partial(real_loop.run_one, era=era, training=training)
         flags = {s.name: real_loop.model_flags(s) + real_loop.graph_flags(s, era) for s in specs}
+    as_run = (lambda s: real_loop.flags_config(s, era)) if args.engine == "megatron-lm" else None
+    if args.run_rejected:
+        rejected = _rejected(specs, era, as_run)
+        notes.extend(f"run although rejected (--run-rejected): {n}: {', '.join(r)}" for n, r in rejected.items())
+    else:
+        refuse_illegal(specs, user_cfg, era, config=as_run)  # before any GPU time
     if args.dry_run:
         worker = ("torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)"
                   if args.engine == "megatron-lm" else "torchrun -m skill_tools.harness.worker (proxy loop)")
@@ -201,7 +228,9 @@ def run(args: argparse.Namespace) -> int:
         doc["notes"] = notes
     from skill_tools.harness.report import markdown, write_outputs
 
-    stem = args.name or f"{doc['date']}-training-{args.engine}-{args.workload}-{args.size}"
+    layout = "".join(f"-{k}{v}" for k, v in (("tp", args.tp), ("pp", args.pp), ("vpp", args.vpp_layers),
+                                               ("ep", args.ep)) if v not in (None, 1))
+    stem = args.name or f"{doc['date']}-training-{args.engine}-{args.workload}-{args.size}{layout}"
     paths = write_outputs(doc, args.out, stem)
     if args.json:
         print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
@@ -228,3 +257,15 @@ def _rebuild(args: argparse.Namespace) -> int:
         print(markdown(doc))
         print(f"results: {paths['json']}", file=sys.stderr)
     return EXIT_OK
+
+
+def _rejected(specs, era, as_run) -> dict[str, list[str]]:
+    """Variant name -> the rule ids whose errors ``--run-rejected`` overrides."""
+    from skill_tools.harness.spec import config_of, validator_errors
+
+    out = {}
+    for s in specs:
+        errors = validator_errors(as_run(s) if as_run else config_of(s, era), era) or []
+        if errors:
+            out[s.name] = sorted({str(e.get("rule")) for e in errors})
+    return out

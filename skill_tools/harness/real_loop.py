@@ -81,6 +81,34 @@ _SIZES = {"tiny": (4, 512, 8, 256), "small": (4, 1024, 16, 1024), "medium": (8, 
           "large": (8, 2048, 16, 2048)}
 
 
+def layout_problem(workload: str, size: str, nproc: int, microbatches: int, *, tp: int = 1, pp: int = 1,
+                   ep: int = 1, vpp_layers: int | None = None) -> tuple[str, str] | None:
+    """(what is wrong, the fix) for a parallel layout Megatron-LM would refuse, or None. Megatron-LM's
+    own validate_args stays the judge at run time; this only refuses before any GPU time."""
+    layers = _SIZES[size][0]
+    if min(nproc, tp, pp, ep, microbatches) < 1:
+        return "sizes must be at least 1", "use positive --nproc/--tp/--pp/--ep/--microbatches"
+    if nproc % (tp * pp):
+        return (f"--nproc {nproc} is not a multiple of tp*pp = {tp * pp}",
+                f"use --nproc {tp * pp} (or a multiple of it)")
+    if ep > 1 and not workload.startswith("moe"):
+        return "--ep needs an MoE workload", "add --workload moe or moe_droppad, or drop --ep"
+    if ep > 1 and (nproc // pp) % ep:
+        return (f"expert parallelism {ep} must divide the {nproc // pp} ranks of a pipeline stage",
+                f"use --ep dividing {nproc // pp}")
+    if layers % pp:
+        return f"the {size} model has {layers} layers, not divisible into {pp} stages", "use --pp 2 or 4"
+    if vpp_layers is not None:
+        if pp < 2:
+            return "--vpp-layers needs --pp > 1", "add --pp 2 or drop --vpp-layers"
+        if layers % (pp * vpp_layers) or layers // (pp * vpp_layers) < 2:
+            return (f"{layers} layers cannot form at least 2 virtual stages of {vpp_layers} layers per stage "
+                    f"on {pp} stages", "use --vpp-layers 1")
+        if microbatches % pp:
+            return "interleaved pipelining needs --microbatches a multiple of --pp", f"use --microbatches {2 * pp}"
+    return None
+
+
 def train_iters(spec: VariantSpec) -> int:
     """Warmup, the capture iteration, settle iterations, the measured ones, then the profiled ones."""
     return first_measured(spec) + spec.steps + spec.profile_steps
@@ -91,6 +119,11 @@ def first_measured(spec: VariantSpec) -> int:
     return spec.warmup_steps + 1 + spec.settle_steps
 
 
+def data_parallel(spec: VariantSpec) -> int:
+    """Data-parallel ranks: what is left of the world after tensor and pipeline parallelism."""
+    return max(1, spec.nproc // (spec.tp * spec.pp))
+
+
 def model_flags(spec: VariantSpec) -> list[str]:
     """The engine's model, data and loop flags (what is substituted for the user's model)."""
     layers, hidden, heads, seq = _SIZES[spec.size]
@@ -98,7 +131,7 @@ def model_flags(spec: VariantSpec) -> list[str]:
         "--num-layers", str(layers), "--hidden-size", str(hidden), "--num-attention-heads", str(heads),
         "--seq-length", str(seq), "--max-position-embeddings", str(seq),
         "--micro-batch-size", str(spec.micro_batch_size),
-        "--global-batch-size", str(spec.micro_batch_size * spec.num_microbatches * max(1, spec.nproc // max(1, spec.tp * spec.ep))),
+        "--global-batch-size", str(spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)),
         "--train-iters", str(train_iters(spec)), "--lr", str(spec.lr), "--lr-decay-style", "constant",
         "--bf16", "--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", "8192",
         "--transformer-impl", "transformer_engine" if spec.layer_spec == "te" else "local",
@@ -106,6 +139,10 @@ def model_flags(spec: VariantSpec) -> list[str]:
         "--split", "99,1,0", "--seed", str(spec.seed), "--no-gradient-accumulation-fusion",
         "--tensor-model-parallel-size", str(spec.tp),
     ]
+    if spec.pp > 1:
+        flags += ["--pipeline-model-parallel-size", str(spec.pp)]
+    if spec.vpp_layers:
+        flags += ["--num-layers-per-virtual-pipeline-stage", str(spec.vpp_layers)]
     if spec.ep > 1:
         flags += ["--expert-model-parallel-size", str(spec.ep)]
     if spec.workload.startswith("moe"):
@@ -142,6 +179,20 @@ def graph_flags(spec: VariantSpec, era: Era) -> list[str]:
         return []
     text = render(cfg, "megatron_lm")
     return shlex.split(text.replace("\\\n", " "))
+
+
+def engine_env(spec: VariantSpec) -> dict[str, str]:
+    """Environment Megatron-LM's launch scripts set for the layout: TP on GPUs before Blackwell
+    asserts CUDA_DEVICE_MAX_CONNECTIONS=1 (arguments.py l.1393-1414, megatron-core 0.19.2)."""
+    return {"CUDA_DEVICE_MAX_CONNECTIONS": "1"} if spec.tp > 1 else {}
+
+
+def flags_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
+    """What Megatron-LM will be given, read back as a canonical config (front end megatron_lm), so
+    the validator judges the run's own flags, Megatron-LM-only rules included."""
+    from skill_tools.config.readers import read_text
+
+    return read_text(shlex.join(model_flags(spec) + graph_flags(spec, era)), "megatron_lm")
 
 
 def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str], list[str]]:
@@ -241,7 +292,7 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, e
     from skill_tools.harness.runner import WORKER_ENV
 
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
-                       env={**WORKER_ENV, **training.env(), **(env or {})}, log_path=log_path)
+                       env={**WORKER_ENV, **engine_env(spec), **training.env(), **(env or {})}, log_path=log_path)
     return outcome(spec, trial, iso.to_dict(), log_path, sidecar_path, out_dir, flags, training)
 
 
@@ -273,9 +324,10 @@ def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
                   "vocab_size": 8192, "micro_batch_size": spec.micro_batch_size},
         "steps": spec.steps, "trials": trials, "warmup_steps": spec.warmup_steps,
         "settle_steps": spec.settle_steps, "train_iters": train_iters(spec), "nproc": spec.nproc,
-        "tp": spec.tp, "ep": spec.ep, "layer_spec": spec.layer_spec, "precision": "bf16",
+        "tp": spec.tp, "pp": spec.pp, "vpp_layers": spec.vpp_layers, "ep": spec.ep, "dp": data_parallel(spec),
+        "num_microbatches": spec.num_microbatches, "layer_spec": spec.layer_spec, "precision": "bf16",
         "data": "MockGPTDataset (--mock-data, NullTokenizer)",
         "optimizer": "Megatron-LM's default (adam)", "ddp": "Megatron-LM's default",
         "step_time_source": "elapsed time per iteration (ms) from the log, --log-interval 1",
-        "model_flags": model_flags(spec), "order": "interleaved by trial",
+        "model_flags": model_flags(spec), "env": engine_env(spec), "order": "interleaved by trial",
     }

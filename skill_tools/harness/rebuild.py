@@ -35,7 +35,9 @@ def _specs(doc: dict[str, Any]) -> list[VariantSpec]:
     common = dict(engine="megatron-lm", workload=wl["workload"], size=wl["size"], steps=int(wl["steps"]),
                   warmup_steps=int(wl["warmup_steps"]), settle_steps=int(wl["settle_steps"]),
                   profile_steps=int(wl["train_iters"]) - first - int(wl["steps"]), nproc=int(wl.get("nproc", 1)),
-                  tp=int(wl.get("tp", 1)), ep=int(wl.get("ep", 1)), layer_spec=wl.get("layer_spec", "te"),
+                  tp=int(wl.get("tp", 1)), pp=int(wl.get("pp", 1)), vpp_layers=wl.get("vpp_layers"),
+                  ep=int(wl.get("ep", 1)), num_microbatches=int(wl.get("num_microbatches", 1)),
+                  layer_spec=wl.get("layer_spec", "te"),
                   capture_stream="default")
     return [VariantSpec(name=v["name"], impl=v["impl"], modules=tuple(v.get("modules") or ()),
                         optimizer_graph=bool(v.get("optimizer_graph")),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from skill_tools.config.era import GraphIntent, Era, intent_values, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
@@ -80,6 +80,9 @@ class VariantSpec:
     profile_steps: int = 5
     seed: int = 1234
     tp: int = 1
+    #: Pipeline stages and layers per virtual stage (engine megatron-lm; the proxy runs one stage).
+    pp: int = 1
+    vpp_layers: int | None = None
     ep: int = 1
     nproc: int = 1
     num_microbatches: int = 1
@@ -310,12 +313,14 @@ def validator_errors(cfg: CanonicalConfig, era: Era | None = None) -> list[dict[
 
 
 def refuse_illegal(specs: list[VariantSpec], user_cfg: CanonicalConfig | None = None,
-                   era: Era | None = None) -> None:
-    """Raise InputError (exit 2, no GPU time) when the validator finds an error."""
+                   era: Era | None = None,
+                   config: Callable[[VariantSpec], CanonicalConfig] | None = None) -> None:
+    """Raise InputError (exit 2, no GPU time) when the validator finds an error. ``config`` gives
+    the config a variant runs as (default :func:`config_of`; engine megatron-lm passes its flags)."""
     checks: list[tuple[str, CanonicalConfig]] = []
     if user_cfg is not None:
         checks.append((user_cfg.source, user_cfg))
-    checks.extend((f"variant {s.name}", config_of(s, era)) for s in specs)
+    checks.extend((f"variant {s.name}", (config or (lambda v: config_of(v, era)))(s)) for s in specs)
     for where, cfg in checks:
         errors = validator_errors(cfg, era)
         if errors and cfg is not user_cfg:
