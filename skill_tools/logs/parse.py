@@ -13,18 +13,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+import numpy as np
+
 from skill_tools.errors import InputError
 from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
 from skill_tools.logs.evidence import EvidenceCollector, classify
+from skill_tools.logs.fastpath import Block, SchemaPatterns
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
 from skill_tools.logs.table import Iteration, IterationList, IterationTable, split_fields
 
 __all__ = ["Iteration", "IterationList", "ParsedLog", "MARK_CAPTURE", "MARK_CHECKPOINT", "MARK_EVAL",
-           "parse_lines", "parse_path"]
+           "parse_batches", "parse_lines", "parse_path"]
 
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 _STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
@@ -164,6 +167,7 @@ class _Parser:
         self.log = ParsedLog(source=source)
         self.diag = Diagnoser()
         self.table = IterationTable()
+        self.patterns = SchemaPatterns()
         self.marks: set[str] = set()
         self.timer_block = False
         self.capture_seen_line: int | None = None
@@ -178,6 +182,67 @@ class _Parser:
         self.last_text = ""
         self.last_line_no = 0
         self.need_first_line = True
+
+    # -- per block ----------------------------------------------------------------------------------
+    def feed_batch(self, base: int, lines: list[str]) -> None:
+        """Lines ``base + 1`` ... of the log. Runs of plain iteration lines of the current schema are
+        stored as one block (fastpath.py); every other line goes through ``feed_raw`` in its place."""
+        keys = self.table.current_keys
+        rx = self.patterns.get(keys)
+        if keys is None or rx is None or len(lines) < 8:
+            for i, raw in enumerate(lines):
+                self.feed_raw(base + i + 1, raw)
+            return
+        rows = rx.findall("\n".join(lines))
+        if len(rows) != len(lines):  # a line with \r or another separator: read line by line
+            for i, raw in enumerate(lines):
+                self.feed_raw(base + i + 1, raw)
+            return
+        start = 0
+        for i in [i for i, r in enumerate(rows) if not r[1]] + [len(rows)]:
+            if i > start:
+                self._block(base + start + 1, lines, start, rows[start:i], keys)
+            if i < len(rows):
+                self.feed_raw(base + i + 1, lines[i])
+            start = i + 1
+
+    def _block(self, first_line_no: int, lines: list[str], offset: int, rows: list[tuple[str, ...]],
+               keys: tuple[str, ...]) -> None:
+        if self.pending is not None:  # a held line cannot continue into a complete iteration line
+            pl, prank, ptext, praw = self.pending
+            self.pending = None
+            self._try_iteration(pl, prank, ptext, praw, final=True)
+        self.timer_block = False
+        if self.need_first_line:
+            self.log.first_line = lines[offset].strip()[:200]
+            self.need_first_line = False
+        b = Block(rows)
+        n_us = int(np.count_nonzero(b.ts_len > 19))
+        n_plain = int(np.count_nonzero(b.ts_len == 19))
+        self.n_ts_us += n_us
+        self.n_ts_plain += n_plain
+        self.n_no_ts += len(rows) - n_us - n_plain
+        step, self.pending_step = self.pending_step, None
+        marks: tuple[str, ...] = ()
+        if self.marks:
+            marks = tuple(sorted(self.marks))
+            self.marks = set()
+        self.table.add_block(first_line_no, keys, b.ts, b.ts_len, b.it, b.total, b.values, step, marks)
+        for j in b.nan_rows(keys).tolist():
+            self._nan(first_line_no + j, lines[offset + j], None)
+
+    def feed_raw(self, line_no: int, raw: str) -> None:
+        """One physical line as read (newline removed)."""
+        if "\x1b" in raw or "\r" in raw:  # slow path: colours, tqdm redraws
+            for ll in clean_lines((raw,), start=line_no):
+                self.feed(ll.line_no, ll.rank, ll.text, ll.raw)
+            return
+        c = raw[:1]
+        if (c == "[" or c == " " or c.isdigit()) and raw[:2] != " [":  # " [ts] iteration": no rank
+            rank, text = split_rank(raw)
+            self.feed(line_no, rank, text, raw)
+        else:
+            self.feed(line_no, None, raw, raw)
 
     # -- per line ---------------------------------------------------------------------------------
     def feed(self, line_no: int, rank: int | None, text: str, raw: str) -> None:
@@ -460,29 +525,36 @@ class _Parser:
                                  "(" + ", ".join(sorted(log.structure.stack_votes) or ["error lines"]) + ")")
 
 
+_BATCH_LINES = 4096  # lines per block when parse_lines is given single lines
+
+
 def parse_lines(lines: Iterable[str], source: str = "<lines>", warnings: list[str] | None = None) -> ParsedLog:
     """Parse raw log lines (with or without trailing newlines). Never raises for odd content."""
+    def batches() -> Iterable[list[str]]:
+        batch: list[str] = []
+        for raw in lines:
+            batch.append(raw[:-1] if raw[-1:] == "\n" else raw)
+            if len(batch) >= _BATCH_LINES:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    return parse_batches(batches(), source=source, warnings=warnings)
+
+
+def parse_batches(batches: Iterable[list[str]], source: str = "<lines>",
+                  warnings: list[str] | None = None) -> ParsedLog:
+    """Parse lists of raw lines (newline removed), block by block. Never raises for odd content."""
     p = _Parser(source)
-    feed = p.feed
     last = 0
     # Millions of small records: the cyclic GC would rescan them over and over for nothing.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for raw in lines:
-            last += 1
-            if raw[-1:] == "\n":
-                raw = raw[:-1]
-            if "\x1b" in raw or "\r" in raw:  # slow path: colours, tqdm redraws
-                for ll in clean_lines((raw,), start=last):
-                    feed(ll.line_no, ll.rank, ll.text, ll.raw)
-                continue
-            c = raw[:1]
-            if (c == "[" or c == " " or c.isdigit()) and raw[:2] != " [":  # " [ts] iteration": no rank
-                rank, text = split_rank(raw)
-                feed(last, rank, text, raw)
-            else:
-                feed(last, None, raw, raw)
+        for batch in batches:
+            p.feed_batch(last, batch)
+            last += len(batch)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -493,7 +565,7 @@ def parse_path(path: str | Path) -> ParsedLog:
     """Parse a log file (plain or gzip). Raises InputError when unreadable or when nothing in it is
     recognisable (no training line, traceback, stack dump, error or framework line)."""
     lf = LogFile(path)
-    parsed = parse_lines(lf.lines(), source=str(path), warnings=lf.warnings)
+    parsed = parse_batches(lf.batches(), source=str(path), warnings=lf.warnings)
     if not parsed.recognized:
         seen = parsed.first_line or "(only blank lines)"
         raise InputError(
