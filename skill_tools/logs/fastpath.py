@@ -25,7 +25,10 @@ import numpy as np
 
 from skill_tools.logs import formats as F
 
-MAX_PATTERNS = 16  # distinct schemas compiled; a log rarely has more than two or three
+MAX_PATTERNS = 16
+# training_log's last field (megatron/training/training.py core_v0.19.0 l.2897): a schema ending
+# elsewhere may be the first piece of a terminal-wrapped line, which the line parser joins.
+LAST_KEY = "number of nan iterations"  # distinct schemas compiled; a log rarely has more than two or three
 
 # " [2026-07-28 10:15:32.731983] iteration       10/  500000 |" (core_v0.16+), seconds-only
 # (<= 0.15, Bridge), or no timestamp (2023 and earlier).
@@ -99,7 +102,7 @@ class SchemaPatterns:
         self._by_keys: dict[tuple[str, ...], re.Pattern[str] | None] = {}
 
     def get(self, keys: tuple[str, ...] | None) -> re.Pattern[str] | None:
-        if not keys:
+        if not keys or keys[-1] != LAST_KEY:  # a line that may be a wrapped piece: line by line
             return None
         rx = self._by_keys.get(keys, False)
         if rx is False:

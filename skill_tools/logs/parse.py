@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -20,7 +21,7 @@ from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
 from skill_tools.logs.evidence import EvidenceCollector, classify
-from skill_tools.logs.fastpath import Block, SchemaPatterns
+from skill_tools.logs.fastpath import LAST_KEY, Block, SchemaPatterns
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
@@ -29,6 +30,7 @@ from skill_tools.logs.table import Iteration, IterationList, IterationTable, spl
 __all__ = ["Iteration", "IterationList", "ParsedLog", "MARK_CAPTURE", "MARK_CHECKPOINT", "MARK_EVAL",
            "parse_batches", "parse_lines", "parse_path"]
 
+_STEP_LINES = 256  # lines read one by one before looking for an iteration-line schema again
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 _STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
 
@@ -45,6 +47,39 @@ _COUNT_FIELDS = frozenset(
 )
 _ATTR_TO_KEY = {attr: key for key, attr in F.FIELD_KEYS.items()}
 _NAN_KEY = "number of nan iterations"
+
+
+# One `` key: value `` field, as the piece of a wrapped line before and after the break must form.
+_FIELD_PIECE = re.compile(r" ?[a-z][^|:]*: +(\S+) *\Z")
+
+
+def _continues(ptext: str, text: str) -> bool:
+    """Whether ``text`` is the rest of the iteration line ``ptext`` that a terminal wrapped. The wrap
+    falls anywhere: mid-key ("...per iterati" + "on (ms): 69179.8 | ..."), mid-value ("(ms): 69" +
+    "179.8 | ..."), before a bar (" | number of nan ..."). The text around the break must form one
+    `` key: number `` field (or the break is at a bar), so a Bridge line without a trailing bar is not
+    glued to the unrelated line after it."""
+    if not text:
+        return False
+    tail = ptext[ptext.rfind("|") + 1:]
+    bar = text.find("|")
+    piece = tail + (text if bar < 0 else text[:bar])
+    if not piece.strip():
+        return bar >= 0
+    m = _FIELD_PIECE.match(piece)
+    return m is not None and F.to_float(m.group(1)) is not None
+
+
+_LAST_FIELD = LAST_KEY + ":"
+
+
+def _may_continue(text: str) -> bool:
+    """An iteration line that a terminal may have wrapped: it does not end with a bar, or it ends
+    with one (the wrap fell just after it) before the last field was printed."""
+    stripped = text.rstrip()
+    if stripped[-1:] != "|":
+        return True
+    return _LAST_FIELD not in text[text.rfind("|", 0, len(stripped) - 1):]
 
 
 def _line_has_nan(rest: str) -> bool:
@@ -186,25 +221,32 @@ class _Parser:
     # -- per block ----------------------------------------------------------------------------------
     def feed_batch(self, base: int, lines: list[str]) -> None:
         """Lines ``base + 1`` ... of the log. Runs of plain iteration lines of the current schema are
-        stored as one block (fastpath.py); every other line goes through ``feed_raw`` in its place."""
-        keys = self.table.current_keys
-        rx = self.patterns.get(keys)
-        if keys is None or rx is None or len(lines) < 8:
-            for i, raw in enumerate(lines):
-                self.feed_raw(base + i + 1, raw)
+        stored as one block (fastpath.py); every other line goes through ``feed_raw`` in its place.
+        Until an iteration line has set the schema, lines are read one by one, in small steps."""
+        start, n = 0, len(lines)
+        while start < n:
+            keys = self.table.current_keys
+            rx = self.patterns.get(keys)
+            if keys is None or rx is None:
+                stop = min(n, start + _STEP_LINES)
+                for i in range(start, stop):
+                    self.feed_raw(base + i + 1, lines[i])
+                start = stop
+                continue
+            todo = lines[start:] if start else lines
+            rows = rx.findall("\n".join(todo))
+            if len(rows) != len(todo):  # cannot happen for lines without "\n"; be safe anyway
+                for i in range(start, n):
+                    self.feed_raw(base + i + 1, lines[i])
+                return
+            first = 0
+            for i in [i for i, r in enumerate(rows) if not r[1]] + [len(rows)]:
+                if i > first:
+                    self._block(base + start + first + 1, todo, first, rows[first:i], keys)
+                if i < len(rows):
+                    self.feed_raw(base + start + i + 1, todo[i])
+                first = i + 1
             return
-        rows = rx.findall("\n".join(lines))
-        if len(rows) != len(lines):  # a line with \r or another separator: read line by line
-            for i, raw in enumerate(lines):
-                self.feed_raw(base + i + 1, raw)
-            return
-        start = 0
-        for i in [i for i, r in enumerate(rows) if not r[1]] + [len(rows)]:
-            if i > start:
-                self._block(base + start + 1, lines, start, rows[start:i], keys)
-            if i < len(rows):
-                self.feed_raw(base + i + 1, lines[i])
-            start = i + 1
 
     def _block(self, first_line_no: int, lines: list[str], offset: int, rows: list[tuple[str, ...]],
                keys: tuple[str, ...]) -> None:
@@ -260,11 +302,9 @@ class _Parser:
         if self.pending is not None:
             pl, prank, ptext, praw = self.pending
             self.pending = None
-            tail = ptext[ptext.rfind("|") + 1:]
-            # A terminal wrapped the iteration line: the next physical line continues it, either
-            # mid-key ("...per iterati" + "on (ms): 69179.8 | ...") or at a field bar (" | ...").
-            if rank == prank and (text[:2] == " |" or (text[:1].isalpha() and text[:1].islower()
-                                                        and ": " not in tail and len(text) > 2)):
+            # A terminal wrapped the iteration line: the next physical line continues it (a pasted
+            # `srun -l` line carries its prefix on the first piece only).
+            if (rank == prank or rank is None) and _continues(ptext, text):
                 if self._try_iteration(pl, prank, ptext + text, praw + raw, final=False):
                     return
             else:
@@ -315,7 +355,7 @@ class _Parser:
         while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
             m = F.ITERATION_HEAD.match(text, i)
             if m is not None:
-                if not final and text[-1:] != "|" and not text.rstrip().endswith("|") and len(text) < 65536:
+                if not final and len(text) < 65536 and _may_continue(text):
                     self.pending = (line_no, rank, text, raw)
                     return True
                 self._iteration(line_no, rank, text, raw, i, m)
@@ -417,6 +457,11 @@ class _Parser:
             marks = tuple(sorted(self.marks))
             self.marks = set()
         self.table.add(line_no, rank, int(m.group("it")), int(m.group("total")), ts_text, text, end, step, marks)
+        if "MODEL_TFLOP/s/GPU" in junk:  # Bridge's Step Time of the next iteration, newline lost
+            ms = F.BRIDGE_STEP_TIME.search(junk)
+            if ms:
+                self.pending_step = (float(ms.group("s")), float(ms.group("tf")))
+                self.bridge_markers += 1
         # Cheap NaN screen on the printed text before converting anything.
         if "nan iterations:   0 |" not in text or ": nan" in text or "inf " in text:
             if _line_has_nan(text[end:]):
