@@ -27,6 +27,10 @@ from skill_tools.logs.structure import ExceptionRecord
 CATALOGUE_NOTE = (
     "this is a {stack} log: the fix catalogue is Megatron's, so only the stack-neutral cause and fix are shown"
 )
+UNKNOWN_STACK_NOTE = (
+    "no Megatron line or frame in this text (stack not recognised): the fix catalogue is Megatron's, so only "
+    "the stack-neutral cause and fix are shown"
+)
 _COVER_AFTER = 8  # lines after an exception line that still belong to it ("Search for `cudaError...'")
 _HANG_IDS = frozenset({"nccl-watchdog-timeout", "teardown-hang", "job-time-limit", "hang-stack-dump",
                        "serving-decode-stalled"})
@@ -135,7 +139,8 @@ def build(log: ParsedLog) -> Verdict:
         neutral = [_neutral(f) for f in failures]
         failures = [f for f in neutral if f is not None]
         if failures:
-            notes.append(CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
+            notes.append(UNKNOWN_STACK_NOTE if stack.get("name") == "unknown"
+                         else CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
 
     status = log.evidence.status
     summary = SUMMARY[status]
