@@ -249,3 +249,13 @@ def test_step_time_glued_after_an_iteration_line_belongs_to_the_next():
     its = parse_lines(lines).iterations
     assert [it.step_time_s for it in its] == [None, 0.91, 0.92]
     assert [it.elapsed_ms for it in its] == [901.0, 902.0, 903.0]
+
+
+def test_log_that_stops_mid_run_says_hang_unknown_without_a_scheduler_line():
+    """No Slurm 'CANCELLED ... DUE TO TIME LIMIT' line, no error, no 'after training is done': the
+    verdict neither calls it a hang nor clean; it says the text stopped and the hang status is unknown."""
+    log, v = _verdict([_MLM_LINE.format(i=i) for i in range(1, 6)])
+    assert v.hang == "unknown" and not v.failures
+    assert any("stops at iteration 5 of 100" in n and "hang: unknown" in n for n in v.notes)
+    done = parse_lines([_MLM_LINE.format(i=i) for i in range(1, 6)] + ["[after training is done] datetime: x"])
+    assert not any("stops at iteration" in n for n in build(done).notes)
