@@ -53,7 +53,7 @@ def floats(values: Sequence[str]) -> np.ndarray:
 def _column(col: tuple[str, ...], n: int, conv, dtype) -> np.ndarray:
     """One column; a value printed the same on every row (global batch size, loss scale, the
     iteration total, skip counters) is converted once."""
-    if col.count(col[0]) == n:
+    if col[0] == col[-1] and col.count(col[0]) == n:
         one = conv(col[0]) if conv is not None else _num(col[0])
         return np.full(n, one, dtype=dtype)
     return np.fromiter(map(conv, col), dtype, n) if conv is not None else floats(col)
