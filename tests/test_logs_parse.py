@@ -309,3 +309,16 @@ def test_block_reader_and_line_reader_agree_on_mixed_real_lines(tmp_path, monkey
     assert sum(rows_in_blocks) > 1000  # the block reader did read most iteration lines
     monkeypatch.setattr(fastpath.SchemaPatterns, "get", lambda self, keys: None)
     assert digest() == fast
+
+
+@pytest.mark.parametrize("n", [1, 600])  # 600: long enough for the block reader
+def test_absurd_numbers_and_dates_do_not_raise(n):
+    line = (" [{ts}] iteration        {i}/     {t} | consumed samples:          128 | elapsed time per iteration "
+            "(ms): 901.0 | lm loss: 8.990000E+00 | number of nan iterations:   0 |")
+    ok = line.format(ts="2026-07-28 10:00:01.000000", i=1, t=100)
+    for i, t, ts in (("1" * 25, "100", "2026-07-28 10:00:01.000000"), ("5", "9" * 30, "2026-07-28 10:00:01.000000"),
+                     ("5", "10", "2026-13-45 99:99:99.000000"), ("6", "10", "0000-00-00 00:00:00")):
+        log = parse_lines([ok] * n + [line.format(ts=ts, i=i, t=t)] * n)
+        for it in log.iterations:
+            it.to_dict()
+        assert log.iterations[0].iteration == 1

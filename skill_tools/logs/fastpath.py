@@ -32,7 +32,7 @@ LAST_KEY = "number of nan iterations"  # distinct schemas compiled; a log rarely
 
 # " [2026-07-28 10:15:32.731983] iteration       10/  500000 |" (core_v0.16+), seconds-only
 # (<= 0.15, Bridge), or no timestamp (2023 and earlier).
-_HEAD = r"^ *(?:\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)\] +)?iteration +(\d+)/ *(\d+) \|"
+_HEAD = r"^ *(?:\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)\] +)?iteration +(\d{1,18})/ *(\d{1,18}) \|"
 
 
 def schema_pattern(keys: Sequence[str]) -> re.Pattern[str]:

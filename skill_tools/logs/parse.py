@@ -71,6 +71,7 @@ def _continues(ptext: str, text: str) -> bool:
 
 
 _LAST_FIELD = LAST_KEY + ":"
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?")
 
 
 def _may_continue(text: str) -> bool:
@@ -436,7 +437,7 @@ class _Parser:
         # " [2026-07-28 10:15:32.731983] " (core_v0.16+) or " [2025-09-05 16:08:14] " (<=0.15, Bridge)
         close = head.rfind("]")
         ts = head[head.rfind("[", 0, close) + 1: close] if close > 0 else ""
-        if len(ts) >= 19 and ts[4] == "-" and ts[13] == ":" and not head[close + 1:].strip():
+        if len(ts) >= 19 and _TIMESTAMP.fullmatch(ts) is not None and not head[close + 1:].strip():
             ts_text = ts
             head = head[: close - len(ts) - 1]
             if len(ts) > 19:

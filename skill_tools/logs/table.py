@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from array import array
 from bisect import bisect_right
 from typing import Any, Iterator
@@ -59,6 +60,24 @@ def split_fields(rest: str) -> tuple[dict[str, str], str]:
         if piece.strip():
             junk += piece
     return fields, junk
+
+
+def datetimes(texts: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Printed timestamps -> datetime64[us]; one that is not a date ("2026-13-45 ...") becomes NaT."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's note about timezone offsets
+            return np.array(texts, dtype="datetime64[us]")
+    except ValueError:
+        out = np.empty(len(texts), dtype="datetime64[us]")
+        for i, t in enumerate(texts):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out[i] = np.datetime64(t, "us")
+            except ValueError:
+                out[i] = np.datetime64("NaT")
+        return out
 
 
 def _schema_regex(keys: tuple[str, ...]) -> re.Pattern[str]:
@@ -159,10 +178,7 @@ class IterationTable:
         self.mtf.frombytes(mtf.tobytes())
         self.ts_len.frombytes(ts_len.astype(np.int8).tobytes())
         self._flush_ts()
-        if all(ts):
-            self._ts_chunks.append(np.array(ts, dtype="datetime64[us]"))
-        else:
-            self._ts_chunks.append(np.array([t or "NaT" for t in ts], dtype="datetime64[us]"))
+        self._ts_chunks.append(datetimes(ts if all(ts) else [t or "NaT" for t in ts]))
         if marks:
             self.marks[row] = marks
         self.chunks.append(_Chunk(row, keys, values))
@@ -206,7 +222,7 @@ class IterationTable:
 
     def _flush_ts(self) -> None:
         if self._ts:
-            self._ts_chunks.append(np.array(self._ts, dtype="datetime64[us]"))
+            self._ts_chunks.append(datetimes(self._ts))
             self._ts = []
 
     def finish(self) -> None:
