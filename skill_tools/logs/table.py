@@ -76,7 +76,7 @@ def datetimes(texts: list[str] | tuple[str, ...]) -> np.ndarray:
                     warnings.simplefilter("ignore")
                     out[i] = np.datetime64(t, "us")
             except ValueError:
-                out[i] = np.datetime64("NaT")
+                out[i] = np.datetime64("NaT", "us")
         return out
 
 
