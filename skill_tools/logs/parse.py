@@ -30,6 +30,7 @@ from skill_tools.logs.table import Iteration, IterationList, IterationTable, spl
 __all__ = ["Iteration", "IterationList", "ParsedLog", "MARK_CAPTURE", "MARK_CHECKPOINT", "MARK_EVAL",
            "parse_batches", "parse_lines", "parse_path"]
 
+_MIN_BLOCK_ROWS = 16  # shorter runs of iteration lines are read line by line (numpy set-up costs more)
 _STEP_LINES = 256  # lines read one by one before looking for an iteration-line schema again
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 _STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
@@ -242,8 +243,11 @@ class _Parser:
                 return
             first = 0
             for i in [i for i, r in enumerate(rows) if not r[1]] + [len(rows)]:
-                if i > first:
+                if i - first >= _MIN_BLOCK_ROWS:
                     self._block(base + start + first + 1, todo, first, rows[first:i], keys)
+                else:  # a few iteration lines between other lines: cheaper one by one
+                    for j in range(first, i):
+                        self.feed_raw(base + start + j + 1, todo[j])
                 if i < len(rows):
                     self.feed_raw(base + start + i + 1, todo[i])
                 first = i + 1
