@@ -261,9 +261,9 @@ def test_iterations_are_columns_with_numpy_access():
 
 
 def test_block_reader_and_line_reader_agree_on_mixed_real_lines(tmp_path, monkeypatch):
-    """Runs of plain iteration lines are read a block at a time (fastpath.py); every other line, in
-    its place, line by line. Lines from the real fixtures shuffled into runs of iteration lines
-    (NaN rows, cut and glued lines, schema changes) parse the same both ways."""
+    """Runs of iteration lines are read a block at a time (fastpath.py); every other line, in its
+    place, line by line. Lines from the real fixtures shuffled into runs of iteration lines (launcher
+    prefixes, NaN rows, cut and glued lines, schema changes) parse the same both ways."""
     import json
     import random
 
@@ -278,7 +278,8 @@ def test_block_reader_and_line_reader_agree_on_mixed_real_lines(tmp_path, monkey
     while len(out) < 6000:
         r = rnd.random()
         if r < 0.5:
-            out += base * rnd.randrange(1, 30)
+            prefix = rnd.choice(["", "", "0: ", " 12: ", "[rank3]: ", "[default1]:"])  # srun -l / torchrun
+            out += [prefix + line for line in base] * rnd.randrange(1, 30)
         elif r < 0.55:
             out.append(nan)
         elif r < 0.6:
@@ -292,7 +293,7 @@ def test_block_reader_and_line_reader_agree_on_mixed_real_lines(tmp_path, monkey
 
     def digest():
         log = parse_path(path)
-        return json.dumps({"its": [i.to_dict() for i in log.iterations],
+        return json.dumps({"its": [i.to_dict() for i in log.iterations], "ranks": log.ranks,
                            "failures": [(f.id, f.line_no, f.count) for f in log.failures],
                            "format": log.format, "events": [(e.kind, e.line_no) for e in log.events],
                            "evidence": [(e.line_no, e.kind) for e in log.evidence.items]}, default=str)

@@ -32,7 +32,11 @@ LAST_KEY = "number of nan iterations"  # distinct schemas compiled; a log rarely
 
 # " [2026-07-28 10:15:32.731983] iteration       10/  500000 |" (core_v0.16+), seconds-only
 # (<= 0.15, Bridge), or no timestamp (2023 and earlier).
-_HEAD = r"^ *(?:\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)\] +)?iteration +(\d{1,18})/ *(\d{1,18}) \|"
+# Launcher prefixes as reader.py's _RANK_PREFIX reads them: torchrun "[rank3]: ", Slurm `srun -l` "3: ".
+_PREFIX = r"(?:\[(?:rank|default)(\d+)\]:[ ]?|[ ]{0,3}(\d{1,5}): )?"
+_HEAD = (r"^" + _PREFIX + r" *(?:\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)\] +)?"
+         r"iteration +(\d{1,18})/ *(\d{1,18}) \|")
+IT_GROUP = 3  # index of the iteration number in a findall tuple: empty for any other line
 
 
 def schema_pattern(keys: Sequence[str]) -> re.Pattern[str]:
@@ -69,17 +73,23 @@ def _num(text: str) -> float:
 class Block:
     """The iteration rows of one run of consecutive matched lines, as columns."""
 
-    __slots__ = ("ts", "ts_len", "it", "total", "values")
+    __slots__ = ("rank", "ts", "ts_len", "it", "total", "values")
 
     def __init__(self, rows: Sequence[tuple[str, ...]]):
         cols = list(zip(*rows))
         n = len(rows)
-        self.ts: tuple[str, ...] = cols[0]
+        torchrun, srun = cols[0], cols[1]
+        if torchrun[0] == torchrun[-1] == "" == srun[0] == srun[-1] and not any(torchrun) and not any(srun):
+            self.rank = np.full(n, -1, dtype=np.int32)
+        else:
+            self.rank = np.fromiter((int(a) if a else (int(b) if b else -1) for a, b in zip(torchrun, srun)),
+                                    np.int32, n)
+        self.ts: tuple[str, ...] = cols[2]
         self.ts_len = np.fromiter(map(len, self.ts), np.int8, n)
-        self.it = np.fromiter(map(int, cols[1]), np.int64, n)
-        self.total = _column(cols[2], n, int, np.int64)
-        self.values = np.empty((n, len(cols) - 3), dtype=np.float64)
-        for j, col in enumerate(cols[3:]):
+        self.it = np.fromiter(map(int, cols[3]), np.int64, n)
+        self.total = _column(cols[4], n, int, np.int64)
+        self.values = np.empty((n, len(cols) - 5), dtype=np.float64)
+        for j, col in enumerate(cols[5:]):
             self.values[:, j] = _column(col, n, None, np.float64)
 
     def nan_rows(self, keys: Sequence[str]) -> np.ndarray:

@@ -21,7 +21,7 @@ from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
 from skill_tools.logs.evidence import EvidenceCollector, classify
-from skill_tools.logs.fastpath import LAST_KEY, Block, SchemaPatterns
+from skill_tools.logs.fastpath import IT_GROUP, LAST_KEY, Block, SchemaPatterns
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
@@ -242,7 +242,7 @@ class _Parser:
                     self.feed_raw(base + i + 1, lines[i])
                 return
             first = 0
-            for i in [i for i, r in enumerate(rows) if not r[1]] + [len(rows)]:
+            for i in [i for i, r in enumerate(rows) if not r[IT_GROUP]] + [len(rows)]:
                 if i - first >= _MIN_BLOCK_ROWS:
                     self._block(base + start + first + 1, todo, first, rows[first:i], keys)
                 else:  # a few iteration lines between other lines: cheaper one by one
@@ -260,10 +260,12 @@ class _Parser:
             self.pending = None
             self._try_iteration(pl, prank, ptext, praw, final=True)
         self.timer_block = False
-        if self.need_first_line:
-            self.log.first_line = lines[offset].strip()[:200]
-            self.need_first_line = False
         b = Block(rows)
+        if self.need_first_line:
+            self.log.first_line = split_rank(lines[offset])[1].strip()[:200]
+            self.need_first_line = False
+        if b.rank[0] >= 0 or b.rank[-1] >= 0 or (b.rank >= 0).any():
+            self.ranks.update(np.unique(b.rank[b.rank >= 0]).tolist())
         n_us = int(np.count_nonzero(b.ts_len > 19))
         n_plain = int(np.count_nonzero(b.ts_len == 19))
         self.n_ts_us += n_us
@@ -274,9 +276,10 @@ class _Parser:
         if self.marks:
             marks = tuple(sorted(self.marks))
             self.marks = set()
-        self.table.add_block(first_line_no, keys, b.ts, b.ts_len, b.it, b.total, b.values, step, marks)
+        self.table.add_block(first_line_no, keys, b.rank, b.ts, b.ts_len, b.it, b.total, b.values, step, marks)
         for j in b.nan_rows(keys).tolist():
-            self._nan(first_line_no + j, lines[offset + j], None)
+            r = int(b.rank[j])
+            self._nan(first_line_no + j, lines[offset + j], r if r >= 0 else None)
 
     def feed_raw(self, line_no: int, raw: str) -> None:
         """One physical line as read (newline removed)."""

@@ -155,11 +155,11 @@ class IterationTable:
         """Key sequence of the last iteration line stored (the schema the next one most likely has)."""
         return self._cur_keys
 
-    def add_block(self, first_line_no: int, keys: tuple[str, ...], ts: tuple[str, ...], ts_len: np.ndarray,
-                  it: np.ndarray,
+    def add_block(self, first_line_no: int, keys: tuple[str, ...], rank: np.ndarray, ts: tuple[str, ...],
+                  ts_len: np.ndarray, it: np.ndarray,
                   total: np.ndarray, values: np.ndarray, step: tuple[float, float] | None,
                   marks: tuple[str, ...]) -> None:
-        """Consecutive iteration lines (``first_line_no`` onwards, no rank prefix) already converted:
+        """Consecutive iteration lines (``first_line_no`` onwards; ``rank`` -1 where unprefixed) already converted:
         ``values`` holds one column per key. ``step`` and ``marks`` belong to the first row."""
         n = len(it)
         if not n:
@@ -169,7 +169,7 @@ class IterationTable:
         self.it.frombytes(it.astype(np.int64).tobytes())
         self.total.frombytes(total.astype(np.int64).tobytes())
         self.line_no.frombytes(np.arange(first_line_no, first_line_no + n, dtype=np.int64).tobytes())
-        self.rank.frombytes(np.full(n, -1, dtype=np.int32).tobytes())
+        self.rank.frombytes(rank.astype(np.int32).tobytes())
         step_s = np.full(n, math.nan)
         mtf = np.full(n, math.nan)
         if step is not None:
