@@ -8,8 +8,6 @@ any length parses in constant memory per iteration.
 from __future__ import annotations
 
 import gc
-import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,7 +19,8 @@ from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
 from skill_tools.logs.evidence import EvidenceCollector, classify
-from skill_tools.logs.fastpath import IT_GROUP, LAST_KEY, Block, SchemaPatterns
+from skill_tools.logs.fastpath import IT_GROUP, Block, SchemaPatterns
+from skill_tools.logs.lineparts import TIMESTAMP, MemoryReport, continues, line_has_nan, may_continue, parse_memory
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
@@ -43,75 +42,6 @@ _CHECKPOINT_NEEDLE = "saving checkpoint at iteration"  # training/checkpointing.
 _EVAL_NEEDLE = "validation loss at"  # training.py evaluate_and_print_results
 
 
-_COUNT_FIELDS = frozenset(
-    {"consumed_samples", "skipped_samples", "global_batch_size", "skipped_iterations", "nan_iterations"}
-)
-_ATTR_TO_KEY = {attr: key for key, attr in F.FIELD_KEYS.items()}
-_NAN_KEY = "number of nan iterations"
-
-
-# One `` key: value `` field, as the piece of a wrapped line before and after the break must form.
-_FIELD_PIECE = re.compile(r" ?[a-z][^|:]*: +(\S+) *\Z")
-
-
-def _continues(ptext: str, text: str) -> bool:
-    """Whether ``text`` is the rest of the iteration line ``ptext`` that a terminal wrapped. The wrap
-    falls anywhere: mid-key ("...per iterati" + "on (ms): 69179.8 | ..."), mid-value ("(ms): 69" +
-    "179.8 | ..."), before a bar (" | number of nan ..."). The text around the break must form one
-    `` key: number `` field (or the break is at a bar), so a Bridge line without a trailing bar is not
-    glued to the unrelated line after it."""
-    if not text:
-        return False
-    tail = ptext[ptext.rfind("|") + 1:]
-    bar = text.find("|")
-    piece = tail + (text if bar < 0 else text[:bar])
-    if not piece.strip():
-        return bar >= 0
-    m = _FIELD_PIECE.match(piece)
-    return m is not None and F.to_float(m.group(1)) is not None
-
-
-_LAST_FIELD = LAST_KEY + ":"
-_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?")
-
-
-def _may_continue(text: str) -> bool:
-    """An iteration line that a terminal may have wrapped: it does not end with a bar, or it ends
-    with one (the wrap fell just after it) before the last field was printed."""
-    stripped = text.rstrip()
-    if stripped[-1:] != "|":
-        return True
-    return _LAST_FIELD not in text[text.rfind("|", 0, len(stripped) - 1):]
-
-
-def _line_has_nan(rest: str) -> bool:
-    """NaN/Inf in a loss or the grad norm, or a non-zero nan-iteration count, in the printed fields."""
-    fields, _ = split_fields(rest)
-    for k, v in fields.items():
-        if k == _NAN_KEY:
-            x = F.to_float(v)
-            if x:
-                return True
-        elif k == "grad norm" or (k.endswith("loss") and k not in F.FIELD_KEYS):
-            x = F.to_float(v)
-            if x is not None and not math.isfinite(x):
-                return True
-    return False
-
-
-@dataclass
-class MemoryReport:
-    """One ``[Rank N] (...) memory (MB|GB) | ...`` line, converted to MiB."""
-
-    line_no: int
-    rank: int
-    when: str
-    after_iteration: int | None
-    allocated_mib: float | None
-    max_allocated_mib: float | None
-    reserved_mib: float | None
-    max_reserved_mib: float | None
-    unit: str
 
 
 @dataclass
@@ -154,44 +84,6 @@ def _scope(sig_id: str) -> str:
         return signature(sig_id).scope
     except KeyError:
         return "any"
-
-
-def _parse_memory(line_no: int, text: str) -> list[MemoryReport]:
-    """All memory reports on a line (two ranks' reports can be glued onto one line)."""
-    out = []
-    for chunk in text.split("[Rank ")[1:]:
-        m = F.MEMORY.match("[Rank " + chunk)
-        if m is not None:
-            out.append(_memory_report(line_no, m))
-    return out
-
-
-def _memory_report(line_no: int, m: Any) -> MemoryReport:
-    values: dict[str, float] = {}
-    for piece in m.group("rest").split("|"):
-        key, sep, val = piece.strip().rpartition(": ")
-        if sep:
-            num = F.to_float(val.strip())
-            if num is not None:
-                values[key] = num
-    unit = m.group("unit")
-    if unit == "GB":  # Bridge: bytes / 1e9, renamed keys
-        values = {
-            F.BRIDGE_MEMORY_KEYS[k]: v * 1e9 / F.MIB for k, v in values.items() if k in F.BRIDGE_MEMORY_KEYS
-        }
-    when = m.group("when")
-    it = F.MEMORY_AFTER_ITER.search(when)
-    return MemoryReport(
-        line_no=line_no,
-        rank=int(m.group("rank")),
-        when=when,
-        after_iteration=int(it.group(1)) if it else None,
-        allocated_mib=values.get("allocated"),
-        max_allocated_mib=values.get("max allocated"),
-        reserved_mib=values.get("reserved"),
-        max_reserved_mib=values.get("max reserved"),
-        unit=unit,
-    )
 
 
 _split_fields = split_fields  # kept for callers of the old name
@@ -312,7 +204,7 @@ class _Parser:
             self.pending = None
             # A terminal wrapped the iteration line: the next physical line continues it (a pasted
             # `srun -l` line carries its prefix on the first piece only).
-            if (rank == prank or rank is None) and _continues(ptext, text):
+            if (rank == prank or rank is None) and continues(ptext, text):
                 if self._try_iteration(pl, prank, ptext + text, praw + raw, final=False):
                     return
             else:
@@ -320,7 +212,7 @@ class _Parser:
         if self._try_iteration(line_no, rank, text, raw, final=False):
             return
         if F.MEMORY_NEEDLE in text:
-            reps = _parse_memory(line_no, text)
+            reps = parse_memory(line_no, text)
             if reps:
                 self.log.memory.extend(reps)
                 return
@@ -363,7 +255,7 @@ class _Parser:
         while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
             m = F.ITERATION_HEAD.match(text, i)
             if m is not None:
-                if not final and len(text) < 65536 and _may_continue(text):
+                if not final and len(text) < 65536 and may_continue(text):
                     self.pending = (line_no, rank, text, raw)
                     return True
                 self._iteration(line_no, rank, text, raw, i, m)
@@ -444,7 +336,7 @@ class _Parser:
         # " [2026-07-28 10:15:32.731983] " (core_v0.16+) or " [2025-09-05 16:08:14] " (<=0.15, Bridge)
         close = head.rfind("]")
         ts = head[head.rfind("[", 0, close) + 1: close] if close > 0 else ""
-        if len(ts) >= 19 and _TIMESTAMP.fullmatch(ts) is not None and not head[close + 1:].strip():
+        if len(ts) >= 19 and TIMESTAMP.fullmatch(ts) is not None and not head[close + 1:].strip():
             ts_text = ts
             head = head[: close - len(ts) - 1]
             if len(ts) > 19:
@@ -472,7 +364,7 @@ class _Parser:
                 self.bridge_markers += 1
         # Cheap NaN screen on the printed text before converting anything.
         if "nan iterations:   0 |" not in text or ": nan" in text or "inf " in text:
-            if _line_has_nan(text[end:]):
+            if line_has_nan(text[end:]):
                 self._nan(line_no, raw, rank)
         # Other ranks' text glued before/after the fields can still carry an error.
         if junk or (head and not head.isspace()):
