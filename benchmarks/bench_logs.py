@@ -8,7 +8,8 @@ an iteration line). Writes benchmarks/results/<date>-logs-parse.json.
 Usage: python benchmarks/bench_logs.py [--lines 1000000] [--repeats 3] [--mix realistic|iterations]
        python benchmarks/bench_logs.py --cli [--mix iterations]   # whole CLI (`skill-tools logs`) in a
        subprocess on the plain and the gzip file: wall time and peak RSS; budgets 5 s plain, 8 s gzip,
-       300 MB; writes benchmarks/results/<date>-logs-cli-<mix>.json
+       300 MB; plus one gzip holding a 1 GiB line (peak RSS against a one-line log); writes
+       benchmarks/results/<date>-logs-cli-<mix>.json
 """
 
 from __future__ import annotations
@@ -72,21 +73,26 @@ CLI_BUDGET_S = {"plain": 5.0, "gzip": 8.0}
 CLI_BUDGET_RSS_MB = 300.0
 
 
-def _cli_once(path: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MB, exit code) of `python -m skill_tools logs PATH` in a child."""
+def _cli_once(path: Path) -> tuple[float, float, int, float, float]:
+    """(wall seconds, peak RSS MB, exit code, CPU seconds (user+sys), 1-min load before) of
+    `python -m skill_tools logs PATH` in a child. CPU time is what the machine's other users
+    cannot inflate much; wall time is what a user waits."""
     import resource
     import subprocess
 
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "skill_tools", "logs", str(path)], env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, max over children so far
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak = after.ru_maxrss  # KiB, max over children so far
     if proc.returncode not in (0, 1):
         raise SystemExit(f"skill-tools logs failed ({proc.returncode}): {proc.stderr[-500:]}")
-    return wall, max(peak, before) / 1024.0, proc.returncode
+    return wall, max(peak, before.ru_maxrss) / 1024.0, proc.returncode, cpu, load
 
 
 def cli_main(args: argparse.Namespace) -> int:
@@ -101,30 +107,85 @@ def cli_main(args: argparse.Namespace) -> int:
             shutil.copyfileobj(src, dst, 1 << 20)
         runs: dict[str, dict] = {}
         for name, path in (("plain", log), ("gzip", gz)):
-            walls, rss = [], []
+            walls, rss, cpus, loads = [], [], [], []
             for _ in range(args.repeats):
-                w, r, _ = _cli_once(path)
+                w, r, _, c, ld = _cli_once(path)
                 walls.append(round(w, 3))
                 rss.append(round(r, 1))
+                cpus.append(round(c, 3))
+                loads.append(round(ld, 2))
             runs[name] = {"bytes": path.stat().st_size, "seconds": walls, "max_s": max(walls),
-                          "median_s": sorted(walls)[len(walls) // 2], "peak_rss_mb": max(rss),
+                          "median_s": sorted(walls)[len(walls) // 2], "cpu_seconds": cpus,
+                          "load_1min_before": loads, "peak_rss_mb": max(rss),
                           "budget_s": CLI_BUDGET_S[name],
-                          "within_budget": min(walls) <= CLI_BUDGET_S[name] and max(rss) <= CLI_BUDGET_RSS_MB}
+                          "within_budget": min(walls) <= CLI_BUDGET_S[name] and max(rss) <= CLI_BUDGET_RSS_MB,
+                          "within_budget_cpu": min(cpus) <= CLI_BUDGET_S[name] and max(rss) <= CLI_BUDGET_RSS_MB}
+        long_line = _long_line_run(Path(tmp), args.long_line_mib) if args.long_line_mib else None
     result = {
         "benchmark": "logs-cli", "date": dt.date.today().isoformat(), "lines": n, "mix": args.mix,
-        "repeats": args.repeats, "budget_rss_mb": CLI_BUDGET_RSS_MB, "runs": runs,
-        "note": "RSS is the child's peak (ru_maxrss, a high-water mark over the repeats); the machine is shared, "
-                "so wall times vary with load: the budget check uses the fastest repeat",
+        "repeats": args.repeats, "budget_rss_mb": CLI_BUDGET_RSS_MB, "runs": runs, "long_line": long_line,
+        "note": "RSS is the child's peak (ru_maxrss, a high-water mark over the repeats); cpu_seconds is the "
+                "child's user+sys time; the machine is shared (load_1min_before: its 1-minute load average when "
+                "each run started), so wall times vary with load: the budget checks use the fastest repeat",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
     }
     out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"{result['date']}-logs-cli-{args.mix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     for name, r in runs.items():
-        print(f"{name}: {n:,} lines, {r['seconds']} s, peak RSS {r['peak_rss_mb']} MB "
-              f"(budget {r['budget_s']:.0f} s, {CLI_BUDGET_RSS_MB:.0f} MB) -> {'OK' if r['within_budget'] else 'OVER'}")
+        print(f"{name}: {n:,} lines, wall {r['seconds']} s, cpu {r['cpu_seconds']} s, load {r['load_1min_before']}, "
+              f"peak RSS {r['peak_rss_mb']} MB (budget {r['budget_s']:.0f} s, {CLI_BUDGET_RSS_MB:.0f} MB) -> "
+              f"{'OK' if r['within_budget'] else 'OVER'} (cpu {'OK' if r['within_budget_cpu'] else 'OVER'})")
+    if long_line:
+        print(f"one {args.long_line_mib} MiB line ({long_line['gzip_bytes']:,} bytes gzip): peak RSS "
+              f"{long_line['peak_rss_mb']} MB vs {long_line['baseline_rss_mb']} MB on a one-line log "
+              f"(+{long_line['extra_rss_mb']} MB), wall {long_line['seconds']} s")
     print(f"wrote {out}")
     return 0 if all(r["within_budget"] for r in runs.values()) else 1
+
+
+def _long_line_run(tmp: Path, mib: int) -> dict:
+    """A small gzip that inflates to one `mib`-MiB line: the CLI must keep it to a capped head and
+    tail (reader.py MAX_LINE_CHARS), so its peak RSS stays near that of a one-line log. Each
+    measurement runs under a fresh intermediate process (ru_maxrss of RUSAGE_CHILDREN is a running
+    maximum over every child this process ever had)."""
+    import gzip
+
+    small = tmp / "one-line.log"
+    small.write_text(_ONE_LINE + "\n")
+    big = tmp / "long-line.log.gz"
+    with gzip.open(big, "wb", compresslevel=9) as fh:
+        block = b"x" * (1 << 20)
+        for _ in range(mib):
+            fh.write(block)
+        fh.write(b"\n" + _ONE_LINE.encode() + b"\n")
+    base_rss, _ = _fresh_rss(small)
+    rss, wall = _fresh_rss(big)
+    return {"line_mib": mib, "gzip_bytes": big.stat().st_size, "seconds": round(wall, 3),
+            "baseline_rss_mb": round(base_rss, 1), "peak_rss_mb": round(rss, 1),
+            "extra_rss_mb": round(rss - base_rss, 1)}
+
+
+_MEASURE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "subprocess.run([sys.executable, '-m', 'skill_tools', 'logs', sys.argv[1]], stdout=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter() - t)\n"
+)
+
+
+def _fresh_rss(path: Path) -> tuple[float, float]:
+    """(peak RSS MB, wall s) of one `skill_tools logs PATH` run, measured by a fresh parent."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    return int(out[0]) / 1024.0, float(out[1])
+
+
+_ONE_LINE = (" [2026-07-28 10:00:00.900000] iteration        1/      10 | consumed samples:          128 | "
+             "elapsed time per iteration (ms): 901.0 | lm loss: 8.990000E+00 | number of nan iterations:   0 |")
 
 
 def main() -> int:
@@ -134,6 +195,8 @@ def main() -> int:
     ap.add_argument("--mix", choices=("realistic", "iterations"), default="realistic")
     ap.add_argument("--out", default=None)
     ap.add_argument("--cli", action="store_true", help="time the whole CLI on plain and gzip files")
+    ap.add_argument("--long-line-mib", type=int, default=1024,
+                    help="with --cli: also read a gzip holding one line this long (MiB; 0 to skip)")
     args = ap.parse_args()
     if args.cli:
         return cli_main(args)

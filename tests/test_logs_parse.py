@@ -258,3 +258,68 @@ def test_iterations_are_columns_with_numpy_access():
     assert its[0].losses == {"lm loss": 1.0} and its[0].global_batch_size == 8
     assert its[-1].to_dict()["timestamp"] == "2026-01-01 00:00:30.000001"
     assert any("logged twice" in w for w in log.warnings)
+
+
+def test_block_reader_and_line_reader_agree_on_mixed_real_lines(tmp_path, monkeypatch):
+    """Runs of iteration lines are read a block at a time (fastpath.py); every other line, in its
+    place, line by line. Lines from the real fixtures shuffled into runs of iteration lines (launcher
+    prefixes, NaN rows, cut and glued lines, schema changes) parse the same both ways."""
+    import json
+    import random
+
+    from skill_tools.logs import fastpath
+
+    pool = [p.read_text(errors="replace").split("\n")
+            for p in sorted(FIX.glob("*.log")) + sorted((FIX / "corpus").glob("*.log"))]
+    base = [line for line in (FIX / "synthetic_mlm_full_iteration.log").read_text().split("\n") if "iteration " in line]
+    nan = base[-1].replace("number of nan iterations:   0", "number of nan iterations:   1")
+    rnd = random.Random(15)
+    out: list[str] = []
+    while len(out) < 6000:
+        r = rnd.random()
+        if r < 0.5:
+            prefix = rnd.choice(["", "", "0: ", " 12: ", "[rank3]: ", "[default1]:"])  # srun -l / torchrun
+            out += [prefix + line for line in base] * rnd.randrange(1, 30)
+        elif r < 0.55:
+            out.append(nan)
+        elif r < 0.6:
+            out.append(rnd.choice(base)[: rnd.randrange(40, 300)])
+        else:
+            src = rnd.choice(pool)
+            s = rnd.randrange(len(src))
+            out += src[s:s + rnd.randrange(1, 40)]
+    path = tmp_path / "mixed.log"
+    path.write_text("\n".join(out) + "\n")
+
+    def digest():
+        log = parse_path(path)
+        return json.dumps({"its": [i.to_dict() for i in log.iterations], "ranks": log.ranks,
+                           "failures": [(f.id, f.line_no, f.count) for f in log.failures],
+                           "format": log.format, "events": [(e.kind, e.line_no) for e in log.events],
+                           "evidence": [(e.line_no, e.kind) for e in log.evidence.items]}, default=str)
+
+    rows_in_blocks = []
+    block_init = fastpath.Block.__init__
+
+    def counting_init(self, rows):
+        rows_in_blocks.append(len(rows))
+        block_init(self, rows)
+
+    monkeypatch.setattr(fastpath.Block, "__init__", counting_init)
+    fast = digest()
+    assert sum(rows_in_blocks) > 1000  # the block reader did read most iteration lines
+    monkeypatch.setattr(fastpath.SchemaPatterns, "get", lambda self, keys: None)
+    assert digest() == fast
+
+
+@pytest.mark.parametrize("n", [1, 600])  # 600: long enough for the block reader
+def test_absurd_numbers_and_dates_do_not_raise(n):
+    line = (" [{ts}] iteration        {i}/     {t} | consumed samples:          128 | elapsed time per iteration "
+            "(ms): 901.0 | lm loss: 8.990000E+00 | number of nan iterations:   0 |")
+    ok = line.format(ts="2026-07-28 10:00:01.000000", i=1, t=100)
+    for i, t, ts in (("1" * 25, "100", "2026-07-28 10:00:01.000000"), ("5", "9" * 30, "2026-07-28 10:00:01.000000"),
+                     ("5", "10", "2026-13-45 99:99:99.000000"), ("6", "10", "0000-00-00 00:00:00")):
+        log = parse_lines([ok] * n + [line.format(ts=ts, i=i, t=t)] * n)
+        for it in log.iterations:
+            it.to_dict()
+        assert log.iterations[0].iteration == 1

@@ -219,3 +219,43 @@ def test_unrecognisable_text_is_still_refused(tmp_path):
     p.write_text("hello\nworld\n")
     with pytest.raises(InputError):
         parse_path(p)
+
+
+# Megatron-LM core_v0.19.0 training_log line (megatron/training/training.py l.2844-2897), as printed.
+_MLM_LINE = (" [2026-07-28 10:00:0{i}.000000] iteration        {i}/     100 | consumed samples:          128 | "
+             "elapsed time per iteration (ms): 90{i}.0 | throughput per GPU (TFLOP/s/GPU): 431.5 | learning rate: "
+             "6.000000E-06 | global batch size:   128 | lm loss: 8.990000E+00 | loss scale: 1.0 | grad norm: 1.500 | "
+             "number of skipped iterations:   0 | number of nan iterations:   0 |")
+
+
+@pytest.mark.parametrize("prefix", ["", "0: ", "[rank3]: "])
+@pytest.mark.parametrize("width", [68, 80, 92, 100, 103, 120, 132, 160, 200])
+def test_iteration_lines_wrapped_at_any_terminal_width_are_joined(prefix, width):
+    """A paste from a terminal breaks each line every `width` characters: mid-key, mid-value, just
+    after a bar (92), just before one; the launcher prefix is on the first piece only."""
+    whole = [prefix + _MLM_LINE.format(i=i) for i in range(1, 6)]
+    pieces = [ln[k:k + width] for ln in whole for k in range(0, len(ln), width)]
+    want = [it.to_dict() for it in parse_lines(whole).iterations]
+    got = [it.to_dict() for it in parse_lines(pieces).iterations]
+    for d in want + got:
+        d.pop("line_no")
+    assert got == want and [d["elapsed_ms"] for d in got] == [901.0, 902.0, 903.0, 904.0, 905.0]
+
+
+def test_step_time_glued_after_an_iteration_line_belongs_to_the_next():
+    """Bridge prints Step Time before each iteration line; when the newline between an iteration
+    line and the next Step Time is lost, the time is still the next iteration's."""
+    lines = [_MLM_LINE.format(i=i) + f"Step Time : 0.9{i}s GPU utilization: 431.5MODEL_TFLOP/s/GPU" for i in (1, 2, 3)]
+    its = parse_lines(lines).iterations
+    assert [it.step_time_s for it in its] == [None, 0.91, 0.92]
+    assert [it.elapsed_ms for it in its] == [901.0, 902.0, 903.0]
+
+
+def test_log_that_stops_mid_run_says_hang_unknown_without_a_scheduler_line():
+    """No Slurm 'CANCELLED ... DUE TO TIME LIMIT' line, no error, no 'after training is done': the
+    verdict neither calls it a hang nor clean; it says the text stopped and the hang status is unknown."""
+    log, v = _verdict([_MLM_LINE.format(i=i) for i in range(1, 6)])
+    assert v.hang == "unknown" and not v.failures
+    assert any("stops at iteration 5 of 100" in n and "hang: unknown" in n for n in v.notes)
+    done = parse_lines([_MLM_LINE.format(i=i) for i in range(1, 6)] + ["[after training is done] datetime: x"])
+    assert not any("stops at iteration" in n for n in build(done).notes)

@@ -37,6 +37,8 @@ _RULES: tuple[tuple[str, str], ...] = (
     ("during cuda graph capture", "capture-failed"),
     ("cudaErrorStreamCapture", "capture-failed"),
     ("cudaErrorCapturedEvent", "capture-failed"),
+    ("hipErrorCapturedEvent", "capture-failed"),
+    ("last recorded in a capturing stream", "capture-failed"),
     ("Capture must end on the same stream", "capture-failed"),
     ("capturing stream has unjoined work", "capture-failed"),
     ("dependency created on uncaptured work", "capture-failed"),

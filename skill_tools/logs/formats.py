@@ -24,7 +24,7 @@ import re
 # The timestamp is optional for pre-2024 Megatron (NVIDIA/Megatron-LM#516: "1:  iteration 3/ 286102 |").
 # Matched at the position of "iteration " (found with str.find: no scan from column 0); the
 # timestamp is then looked for just before it.
-ITERATION_HEAD = re.compile(r"iteration\s+(?P<it>\d+)/\s*(?P<total>\d+) \|")
+ITERATION_HEAD = re.compile(r"iteration\s+(?P<it>\d{1,18})/\s*(?P<total>\d{1,18}) \|")
 TIMESTAMP_TAIL = re.compile(r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<us>\.\d{1,6})?)\]\s*\Z")
 ITERATION_NEEDLE = "iteration "
 

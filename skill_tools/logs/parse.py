@@ -8,24 +8,29 @@ any length parses in constant memory per iteration.
 from __future__ import annotations
 
 import gc
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
+
+import numpy as np
 
 from skill_tools.errors import InputError
 from skill_tools.logs import formats as F
 from skill_tools.logs.diagnose import Diagnoser, Failure, signature
 from skill_tools.logs.events import GATE, GraphEvent, parse_event
 from skill_tools.logs.evidence import EvidenceCollector, classify
+from skill_tools.logs.fastpath import IT_GROUP, Block, SchemaPatterns
+from skill_tools.logs.lineparts import TIMESTAMP, MemoryReport, continues, line_has_nan, may_continue, parse_memory
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.structure import StructureReader
 from skill_tools.logs.table import Iteration, IterationList, IterationTable, split_fields
 
 __all__ = ["Iteration", "IterationList", "ParsedLog", "MARK_CAPTURE", "MARK_CHECKPOINT", "MARK_EVAL",
-           "parse_lines", "parse_path"]
+           "parse_batches", "parse_lines", "parse_path"]
 
+_MIN_BLOCK_ROWS = 16  # shorter runs of iteration lines are read line by line (numpy set-up costs more)
+_STEP_LINES = 256  # lines read one by one before looking for an iteration-line schema again
 _MAX_EVENTS = 5000  # capture progress lines can repeat per graph; keep the record bounded
 _STACK_VOTE_LINES = 5000  # stack markers are printed at startup; later lines are not scanned for them
 
@@ -37,41 +42,6 @@ _CHECKPOINT_NEEDLE = "saving checkpoint at iteration"  # training/checkpointing.
 _EVAL_NEEDLE = "validation loss at"  # training.py evaluate_and_print_results
 
 
-_COUNT_FIELDS = frozenset(
-    {"consumed_samples", "skipped_samples", "global_batch_size", "skipped_iterations", "nan_iterations"}
-)
-_ATTR_TO_KEY = {attr: key for key, attr in F.FIELD_KEYS.items()}
-_NAN_KEY = "number of nan iterations"
-
-
-def _line_has_nan(rest: str) -> bool:
-    """NaN/Inf in a loss or the grad norm, or a non-zero nan-iteration count, in the printed fields."""
-    fields, _ = split_fields(rest)
-    for k, v in fields.items():
-        if k == _NAN_KEY:
-            x = F.to_float(v)
-            if x:
-                return True
-        elif k == "grad norm" or (k.endswith("loss") and k not in F.FIELD_KEYS):
-            x = F.to_float(v)
-            if x is not None and not math.isfinite(x):
-                return True
-    return False
-
-
-@dataclass
-class MemoryReport:
-    """One ``[Rank N] (...) memory (MB|GB) | ...`` line, converted to MiB."""
-
-    line_no: int
-    rank: int
-    when: str
-    after_iteration: int | None
-    allocated_mib: float | None
-    max_allocated_mib: float | None
-    reserved_mib: float | None
-    max_reserved_mib: float | None
-    unit: str
 
 
 @dataclass
@@ -116,44 +86,6 @@ def _scope(sig_id: str) -> str:
         return "any"
 
 
-def _parse_memory(line_no: int, text: str) -> list[MemoryReport]:
-    """All memory reports on a line (two ranks' reports can be glued onto one line)."""
-    out = []
-    for chunk in text.split("[Rank ")[1:]:
-        m = F.MEMORY.match("[Rank " + chunk)
-        if m is not None:
-            out.append(_memory_report(line_no, m))
-    return out
-
-
-def _memory_report(line_no: int, m: Any) -> MemoryReport:
-    values: dict[str, float] = {}
-    for piece in m.group("rest").split("|"):
-        key, sep, val = piece.strip().rpartition(": ")
-        if sep:
-            num = F.to_float(val.strip())
-            if num is not None:
-                values[key] = num
-    unit = m.group("unit")
-    if unit == "GB":  # Bridge: bytes / 1e9, renamed keys
-        values = {
-            F.BRIDGE_MEMORY_KEYS[k]: v * 1e9 / F.MIB for k, v in values.items() if k in F.BRIDGE_MEMORY_KEYS
-        }
-    when = m.group("when")
-    it = F.MEMORY_AFTER_ITER.search(when)
-    return MemoryReport(
-        line_no=line_no,
-        rank=int(m.group("rank")),
-        when=when,
-        after_iteration=int(it.group(1)) if it else None,
-        allocated_mib=values.get("allocated"),
-        max_allocated_mib=values.get("max allocated"),
-        reserved_mib=values.get("reserved"),
-        max_reserved_mib=values.get("max reserved"),
-        unit=unit,
-    )
-
-
 _split_fields = split_fields  # kept for callers of the old name
 
 
@@ -164,6 +96,7 @@ class _Parser:
         self.log = ParsedLog(source=source)
         self.diag = Diagnoser()
         self.table = IterationTable()
+        self.patterns = SchemaPatterns()
         self.marks: set[str] = set()
         self.timer_block = False
         self.capture_seen_line: int | None = None
@@ -178,6 +111,80 @@ class _Parser:
         self.last_text = ""
         self.last_line_no = 0
         self.need_first_line = True
+
+    # -- per block ----------------------------------------------------------------------------------
+    def feed_batch(self, base: int, lines: list[str]) -> None:
+        """Lines ``base + 1`` ... of the log. Runs of plain iteration lines of the current schema are
+        stored as one block (fastpath.py); every other line goes through ``feed_raw`` in its place.
+        Until an iteration line has set the schema, lines are read one by one, in small steps."""
+        start, n = 0, len(lines)
+        while start < n:
+            keys = self.table.current_keys
+            rx = self.patterns.get(keys)
+            if keys is None or rx is None:
+                stop = min(n, start + _STEP_LINES)
+                for i in range(start, stop):
+                    self.feed_raw(base + i + 1, lines[i])
+                start = stop
+                continue
+            todo = lines[start:] if start else lines
+            rows = rx.findall("\n".join(todo))
+            if len(rows) != len(todo):  # cannot happen for lines without "\n"; be safe anyway
+                for i in range(start, n):
+                    self.feed_raw(base + i + 1, lines[i])
+                return
+            first = 0
+            for i in [i for i, r in enumerate(rows) if not r[IT_GROUP]] + [len(rows)]:
+                if i - first >= _MIN_BLOCK_ROWS:
+                    self._block(base + start + first + 1, todo, first, rows[first:i], keys)
+                else:  # a few iteration lines between other lines: cheaper one by one
+                    for j in range(first, i):
+                        self.feed_raw(base + start + j + 1, todo[j])
+                if i < len(rows):
+                    self.feed_raw(base + start + i + 1, todo[i])
+                first = i + 1
+            return
+
+    def _block(self, first_line_no: int, lines: list[str], offset: int, rows: list[tuple[str, ...]],
+               keys: tuple[str, ...]) -> None:
+        if self.pending is not None:  # a held line cannot continue into a complete iteration line
+            pl, prank, ptext, praw = self.pending
+            self.pending = None
+            self._try_iteration(pl, prank, ptext, praw, final=True)
+        self.timer_block = False
+        b = Block(rows)
+        if self.need_first_line:
+            self.log.first_line = split_rank(lines[offset])[1].strip()[:200]
+            self.need_first_line = False
+        if b.rank[0] >= 0 or b.rank[-1] >= 0 or (b.rank >= 0).any():
+            self.ranks.update(np.unique(b.rank[b.rank >= 0]).tolist())
+        n_us = int(np.count_nonzero(b.ts_len > 19))
+        n_plain = int(np.count_nonzero(b.ts_len == 19))
+        self.n_ts_us += n_us
+        self.n_ts_plain += n_plain
+        self.n_no_ts += len(rows) - n_us - n_plain
+        step, self.pending_step = self.pending_step, None
+        marks: tuple[str, ...] = ()
+        if self.marks:
+            marks = tuple(sorted(self.marks))
+            self.marks = set()
+        self.table.add_block(first_line_no, keys, b.rank, b.ts, b.ts_len, b.it, b.total, b.values, step, marks)
+        for j in b.nan_rows(keys).tolist():
+            r = int(b.rank[j])
+            self._nan(first_line_no + j, lines[offset + j], r if r >= 0 else None)
+
+    def feed_raw(self, line_no: int, raw: str) -> None:
+        """One physical line as read (newline removed)."""
+        if "\x1b" in raw or "\r" in raw:  # slow path: colours, tqdm redraws
+            for ll in clean_lines((raw,), start=line_no):
+                self.feed(ll.line_no, ll.rank, ll.text, ll.raw)
+            return
+        c = raw[:1]
+        if (c == "[" or c == " " or c.isdigit()) and raw[:2] != " [":  # " [ts] iteration": no rank
+            rank, text = split_rank(raw)
+            self.feed(line_no, rank, text, raw)
+        else:
+            self.feed(line_no, None, raw, raw)
 
     # -- per line ---------------------------------------------------------------------------------
     def feed(self, line_no: int, rank: int | None, text: str, raw: str) -> None:
@@ -195,11 +202,9 @@ class _Parser:
         if self.pending is not None:
             pl, prank, ptext, praw = self.pending
             self.pending = None
-            tail = ptext[ptext.rfind("|") + 1:]
-            # A terminal wrapped the iteration line: the next physical line continues it, either
-            # mid-key ("...per iterati" + "on (ms): 69179.8 | ...") or at a field bar (" | ...").
-            if rank == prank and (text[:2] == " |" or (text[:1].isalpha() and text[:1].islower()
-                                                        and ": " not in tail and len(text) > 2)):
+            # A terminal wrapped the iteration line: the next physical line continues it (a pasted
+            # `srun -l` line carries its prefix on the first piece only).
+            if (rank == prank or rank is None) and continues(ptext, text):
                 if self._try_iteration(pl, prank, ptext + text, praw + raw, final=False):
                     return
             else:
@@ -207,7 +212,7 @@ class _Parser:
         if self._try_iteration(line_no, rank, text, raw, final=False):
             return
         if F.MEMORY_NEEDLE in text:
-            reps = _parse_memory(line_no, text)
+            reps = parse_memory(line_no, text)
             if reps:
                 self.log.memory.extend(reps)
                 return
@@ -250,7 +255,7 @@ class _Parser:
         while i >= 0:  # "saving checkpoint at iteration ..." may precede a glued iteration line
             m = F.ITERATION_HEAD.match(text, i)
             if m is not None:
-                if not final and text[-1:] != "|" and not text.rstrip().endswith("|") and len(text) < 65536:
+                if not final and len(text) < 65536 and may_continue(text):
                     self.pending = (line_no, rank, text, raw)
                     return True
                 self._iteration(line_no, rank, text, raw, i, m)
@@ -331,7 +336,7 @@ class _Parser:
         # " [2026-07-28 10:15:32.731983] " (core_v0.16+) or " [2025-09-05 16:08:14] " (<=0.15, Bridge)
         close = head.rfind("]")
         ts = head[head.rfind("[", 0, close) + 1: close] if close > 0 else ""
-        if len(ts) >= 19 and ts[4] == "-" and ts[13] == ":" and not head[close + 1:].strip():
+        if len(ts) >= 19 and TIMESTAMP.fullmatch(ts) is not None and not head[close + 1:].strip():
             ts_text = ts
             head = head[: close - len(ts) - 1]
             if len(ts) > 19:
@@ -352,9 +357,14 @@ class _Parser:
             marks = tuple(sorted(self.marks))
             self.marks = set()
         self.table.add(line_no, rank, int(m.group("it")), int(m.group("total")), ts_text, text, end, step, marks)
+        if "MODEL_TFLOP/s/GPU" in junk:  # Bridge's Step Time of the next iteration, newline lost
+            ms = F.BRIDGE_STEP_TIME.search(junk)
+            if ms:
+                self.pending_step = (float(ms.group("s")), float(ms.group("tf")))
+                self.bridge_markers += 1
         # Cheap NaN screen on the printed text before converting anything.
         if "nan iterations:   0 |" not in text or ": nan" in text or "inf " in text:
-            if _line_has_nan(text[end:]):
+            if line_has_nan(text[end:]):
                 self._nan(line_no, raw, rank)
         # Other ranks' text glued before/after the fields can still carry an error.
         if junk or (head and not head.isspace()):
@@ -460,29 +470,36 @@ class _Parser:
                                  "(" + ", ".join(sorted(log.structure.stack_votes) or ["error lines"]) + ")")
 
 
+_BATCH_LINES = 4096  # lines per block when parse_lines is given single lines
+
+
 def parse_lines(lines: Iterable[str], source: str = "<lines>", warnings: list[str] | None = None) -> ParsedLog:
     """Parse raw log lines (with or without trailing newlines). Never raises for odd content."""
+    def batches() -> Iterable[list[str]]:
+        batch: list[str] = []
+        for raw in lines:
+            batch.append(raw[:-1] if raw[-1:] == "\n" else raw)
+            if len(batch) >= _BATCH_LINES:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    return parse_batches(batches(), source=source, warnings=warnings)
+
+
+def parse_batches(batches: Iterable[list[str]], source: str = "<lines>",
+                  warnings: list[str] | None = None) -> ParsedLog:
+    """Parse lists of raw lines (newline removed), block by block. Never raises for odd content."""
     p = _Parser(source)
-    feed = p.feed
     last = 0
     # Millions of small records: the cyclic GC would rescan them over and over for nothing.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for raw in lines:
-            last += 1
-            if raw[-1:] == "\n":
-                raw = raw[:-1]
-            if "\x1b" in raw or "\r" in raw:  # slow path: colours, tqdm redraws
-                for ll in clean_lines((raw,), start=last):
-                    feed(ll.line_no, ll.rank, ll.text, ll.raw)
-                continue
-            c = raw[:1]
-            if (c == "[" or c == " " or c.isdigit()) and raw[:2] != " [":  # " [ts] iteration": no rank
-                rank, text = split_rank(raw)
-                feed(last, rank, text, raw)
-            else:
-                feed(last, None, raw, raw)
+        for batch in batches:
+            p.feed_batch(last, batch)
+            last += len(batch)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -493,7 +510,7 @@ def parse_path(path: str | Path) -> ParsedLog:
     """Parse a log file (plain or gzip). Raises InputError when unreadable or when nothing in it is
     recognisable (no training line, traceback, stack dump, error or framework line)."""
     lf = LogFile(path)
-    parsed = parse_lines(lf.lines(), source=str(path), warnings=lf.warnings)
+    parsed = parse_batches(lf.batches(), source=str(path), warnings=lf.warnings)
     if not parsed.recognized:
         seen = parsed.first_line or "(only blank lines)"
         raise InputError(

@@ -124,14 +124,28 @@ class LogFile:
         self.source = str(path)
         self.warnings: list[str] = []
         self.long_lines = 0
+        self.no_final_newline = False
         self.is_gzip, _ = _sniff(self.path)
 
     def lines(self) -> Iterator[str]:
-        last = ""
-        for line in _split_capped(self._gzip_chunks() if self.is_gzip else self._plain_chunks(), self):
-            last = line
-            yield line
-        if last and not last.endswith("\n"):
+        """Raw lines with their newline (the last one without, when the file lacks it)."""
+        pending = None
+        for batch in self.batches():
+            if pending is not None:
+                yield pending + "\n"
+            if not batch:
+                continue
+            for line in batch[:-1]:
+                yield line + "\n"
+            pending = batch[-1]
+        if pending is not None:
+            yield pending if self.no_final_newline else pending + "\n"
+
+    def batches(self) -> Iterator[list[str]]:
+        """Lists of lines (newline removed), one list per piece of the file read: the parser works a
+        block at a time, so a million short lines do not each cost a generator step."""
+        yield from _split_batches(self._gzip_chunks() if self.is_gzip else self._plain_chunks(), self)
+        if self.no_final_newline:
             self.warnings.append("last line has no newline: the log may be truncated mid-line")
         if self.long_lines:
             self.warnings.append(
@@ -176,10 +190,10 @@ class LogFile:
         yield decoder.decode(b"", final=True)
 
 
-def _split_capped(chunks: Iterable[str], owner: "LogFile") -> Iterator[str]:
-    """Lines (with their newline) from text chunks. A line longer than MAX_LINE_CHARS keeps its first
-    and last MAX_LINE_CHARS // 2 characters (the tail of a tqdm line is its final state), so memory
-    stays bounded by the cap plus one chunk whatever the input."""
+def _split_batches(chunks: Iterable[str], owner: "LogFile") -> Iterator[list[str]]:
+    """Lists of lines (without newline) from text chunks. A line longer than MAX_LINE_CHARS keeps its
+    first and last MAX_LINE_CHARS // 2 characters (the tail of a tqdm line is its final state), so
+    memory stays bounded by the cap plus one chunk whatever the input."""
     half = MAX_LINE_CHARS // 2
     head = ""  # the start of a line still being read
     tail = ""  # for an overlong line: its last `half` characters so far
@@ -192,12 +206,14 @@ def _split_capped(chunks: Iterable[str], owner: "LogFile") -> Iterator[str]:
         if parts:
             first = parts[0]
             if dropped or len(head) + len(first) > MAX_LINE_CHARS:
-                yield _overlong(head, tail, first, dropped, half, owner) + "\n"
+                parts[0] = _overlong(head, tail, first, dropped, half, owner)
             else:
-                yield head + first + "\n"
+                parts[0] = head + first
             head, tail, dropped = "", "", 0
-            for line in parts[1:]:
-                yield (line if len(line) <= MAX_LINE_CHARS else _overlong("", "", line, 0, half, owner)) + "\n"
+            if len(parts) > 1 and max(map(len, parts)) > MAX_LINE_CHARS:
+                parts[1:] = [line if len(line) <= MAX_LINE_CHARS else _overlong("", "", line, 0, half, owner)
+                             for line in parts[1:]]
+            yield parts
         if dropped or len(head) + len(last) > MAX_LINE_CHARS:
             text = head + last if not dropped else tail + last
             if not dropped:
@@ -206,10 +222,9 @@ def _split_capped(chunks: Iterable[str], owner: "LogFile") -> Iterator[str]:
             tail = text[-half:]
         else:
             head += last
-    if dropped:
-        yield _overlong(head, tail, "", dropped, half, owner)
-    elif head:
-        yield head
+    if dropped or head:
+        owner.no_final_newline = True
+        yield [_overlong(head, tail, "", dropped, half, owner) if dropped else head]
 
 
 def _overlong(head: str, tail: str, rest: str, dropped: int, half: int, owner: "LogFile") -> str:

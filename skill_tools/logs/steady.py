@@ -153,9 +153,15 @@ def _summary_np(xs: np.ndarray) -> tuple[float, float, float, float, tuple[float
     skill_tools.stats.summarize (linear-interpolation quantiles, order-statistic median CI above
     BOOTSTRAP_MAX_N samples), computed with numpy instead of Python loops."""
     n = len(xs)
-    ys = np.sort(xs)
-    med = float(np.median(ys))
-    p10, p90 = (float(v) for v in np.quantile(ys, [0.10, 0.90]))
+    ys = np.sort(xs)  # one copy; the quantiles below index it instead of copying again
+
+    def quantile(q: float) -> float:  # numpy's default (linear) method on sorted data
+        pos = q * (n - 1)
+        i = math.floor(pos)
+        j = min(i + 1, n - 1)
+        return float(ys[i] + (ys[j] - ys[i]) * (pos - i))
+
+    med, p10, p90 = quantile(0.5), quantile(0.10), quantile(0.90)
     half = 1.959964 * math.sqrt(n) / 2.0
     lo = float(ys[max(0, math.floor(n / 2.0 - half) - 1)])
     hi = float(ys[min(n - 1, math.ceil(n / 2.0 + half))])
@@ -196,8 +202,11 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
     take(its.marked(MARK_CHECKPOINT), "interval with checkpoint save")
     take(its.marked(MARK_EVAL), "interval with evaluation")
     take(its.marked(MARK_CAPTURE), "interval with a graph capture")
-    used_idx = np.flatnonzero(left)
-    if not len(used_idx):
+    used_idx: Any = np.flatnonzero(left)
+    first_last = (int(num[used_idx[0]]), int(num[used_idx[-1]])) if len(used_idx) else (0, 0)
+    if len(used_idx) and used_idx[-1] - used_idx[0] + 1 == len(used_idx):
+        used_idx = slice(int(used_idx[0]), int(used_idx[-1]) + 1)  # contiguous: views, not copies
+    if not left.any():
         reason = "no steady-state iterations left after excluding " + (", ".join(excluded) or "nothing")
         return SteadyState(n=0, median_ms=None, excluded=excluded, reason=reason)
     xs = ms[used_idx]
@@ -228,7 +237,7 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
         ci95_ms=ci,
         ci_method=method,
         samples_ms=xs.tolist() if len(xs) <= BOOTSTRAP_MAX_N else xs,
-        used_range=(int(num[used_idx[0]]), int(num[used_idx[-1]])),
+        used_range=first_last,
         excluded=excluded,
         tflops_per_gpu=med_of(tf),
         model_tflops_per_gpu=med_of(mtf),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from array import array
 from bisect import bisect_right
 from typing import Any, Iterator
@@ -59,6 +60,24 @@ def split_fields(rest: str) -> tuple[dict[str, str], str]:
         if piece.strip():
             junk += piece
     return fields, junk
+
+
+def datetimes(texts: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Printed timestamps -> datetime64[us]; one that is not a date ("2026-13-45 ...") becomes NaT."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's note about timezone offsets
+            return np.array(texts, dtype="datetime64[us]")
+    except ValueError:
+        out = np.empty(len(texts), dtype="datetime64[us]")
+        for i, t in enumerate(texts):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out[i] = np.datetime64(t, "us")
+            except ValueError:
+                out[i] = np.datetime64("NaT", "us")
+        return out
 
 
 def _schema_regex(keys: tuple[str, ...]) -> re.Pattern[str]:
@@ -131,6 +150,43 @@ class IterationTable:
                 return
         self._slow(row, text, pos)
 
+    @property
+    def current_keys(self) -> tuple[str, ...] | None:
+        """Key sequence of the last iteration line stored (the schema the next one most likely has)."""
+        return self._cur_keys
+
+    def add_block(self, first_line_no: int, keys: tuple[str, ...], rank: np.ndarray, ts: tuple[str, ...],
+                  ts_len: np.ndarray, it: np.ndarray,
+                  total: np.ndarray, values: np.ndarray, step: tuple[float, float] | None,
+                  marks: tuple[str, ...]) -> None:
+        """Consecutive iteration lines (``first_line_no`` onwards; ``rank`` -1 where unprefixed) already converted:
+        ``values`` holds one column per key. ``step`` and ``marks`` belong to the first row."""
+        n = len(it)
+        if not n:
+            return
+        self._flush()  # rows collected one by one before this block keep their place
+        row = self.n
+        self.it.frombytes(it.astype(np.int64).tobytes())
+        self.total.frombytes(total.astype(np.int64).tobytes())
+        self.line_no.frombytes(np.arange(first_line_no, first_line_no + n, dtype=np.int64).tobytes())
+        self.rank.frombytes(rank.astype(np.int32).tobytes())
+        step_s = np.full(n, math.nan)
+        mtf = np.full(n, math.nan)
+        if step is not None:
+            step_s[0], mtf[0] = step
+        self.step_s.frombytes(step_s.tobytes())
+        self.mtf.frombytes(mtf.tobytes())
+        self.ts_len.frombytes(ts_len.astype(np.int8).tobytes())
+        self._flush_ts()
+        self._ts_chunks.append(datetimes(ts if all(ts) else [t or "NaT" for t in ts]))
+        if marks:
+            self.marks[row] = marks
+        self.chunks.append(_Chunk(row, keys, values))
+        self.n += n
+        self._rows_start = self.n
+        self._rows_keys = keys
+        self._cur_keys, self._cur_rx = keys, self._schemas.get(keys)
+
     def _slow(self, row: int, text: str, pos: int) -> None:
         fields, _ = split_fields(text[pos:])
         keys = tuple(fields)
@@ -166,7 +222,7 @@ class IterationTable:
 
     def _flush_ts(self) -> None:
         if self._ts:
-            self._ts_chunks.append(np.array(self._ts, dtype="datetime64[us]"))
+            self._ts_chunks.append(datetimes(self._ts))
             self._ts = []
 
     def finish(self) -> None:
@@ -342,6 +398,16 @@ class IterationList:
         if table is None:
             self._t.finish()
         self._order: np.ndarray = self._t.order if self._t.order is not None else np.zeros(0, dtype=np.int64)
+        # Lines already in iteration order (the usual case): columns are views, not copies.
+        n = len(self._order)
+        self._identity = n == self._t.n and (n == 0 or (self._order[0] == 0 and self._order[-1] == n - 1))
+
+    def _ordered(self, arr: np.ndarray) -> np.ndarray:
+        if not self._identity:
+            return arr[self._order]
+        view = arr.view()
+        view.flags.writeable = False  # shares memory with the table's cache
+        return view
 
     def __len__(self) -> int:
         return len(self._order)
@@ -368,7 +434,7 @@ class IterationList:
 
     def column(self, key: str) -> np.ndarray:
         """``key``'s values in iteration order (NaN where not printed)."""
-        return self._t.raw_column(key)[self._order]
+        return self._ordered(self._t.raw_column(key))
 
     def attr(self, attr: str) -> np.ndarray:
         return self.column(_ATTR_TO_KEY[attr])
@@ -379,7 +445,7 @@ class IterationList:
                "model_tflops_per_gpu": self._t.mtf}[name]
         dtype = np.float64 if name in ("step_time_s", "model_tflops_per_gpu") else np.int64
         arr = np.frombuffer(src, dtype=dtype) if len(src) else np.zeros(0, dtype=dtype)
-        return arr[self._order]
+        return self._ordered(arr)
 
     def loss_keys(self) -> list[str]:
         return [k for k in self._t.keys() if k.endswith("loss") and k not in F.FIELD_KEYS]
@@ -390,4 +456,4 @@ class IterationList:
         for r, ms in self._t.marks.items():
             if mark in ms:
                 rows[r] = True
-        return rows[self._order]
+        return self._ordered(rows)

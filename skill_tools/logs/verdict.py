@@ -27,6 +27,16 @@ from skill_tools.logs.structure import ExceptionRecord
 CATALOGUE_NOTE = (
     "this is a {stack} log: the fix catalogue is Megatron's, so only the stack-neutral cause and fix are shown"
 )
+UNKNOWN_STACK_NOTE = (
+    "no Megatron line or frame in this text (stack not recognised): the fix catalogue is Megatron's, so only "
+    "the stack-neutral cause and fix are shown"
+)
+# A log that stops mid-run says nothing about why; a hang is one possibility (no scheduler line needed).
+STOPPED_NOTE = (
+    "the text stops at iteration {it} of {total} with no error, no 'after training is done' line and no "
+    "scheduler message: the run was still going, was killed, hung, or the paste was cut - hang: unknown "
+    "(if the job is still there, dump every rank's stack with py-spy)"
+)
 _COVER_AFTER = 8  # lines after an exception line that still belong to it ("Search for `cudaError...'")
 _HANG_IDS = frozenset({"nccl-watchdog-timeout", "teardown-hang", "job-time-limit", "hang-stack-dump",
                        "serving-decode-stalled"})
@@ -135,7 +145,8 @@ def build(log: ParsedLog) -> Verdict:
         neutral = [_neutral(f) for f in failures]
         failures = [f for f in neutral if f is not None]
         if failures:
-            notes.append(CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
+            notes.append(UNKNOWN_STACK_NOTE if stack.get("name") == "unknown"
+                         else CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
 
     status = log.evidence.status
     summary = SUMMARY[status]
@@ -144,6 +155,10 @@ def build(log: ParsedLog) -> Verdict:
                    "(an eager run, or graphs silently off)")
     ids = {f.id for f in failures}
     hang = "yes" if ids & _HANG_IDS else ("no" if log.training_done and "teardown-hang" not in ids else "unknown")
+    if hang == "unknown" and not failures and log.iterations and not log.training_done:
+        last = log.iterations[-1]
+        if last.iteration < last.train_iters:
+            notes.append(STOPPED_NOTE.format(it=last.iteration, total=last.train_iters))
     if any(f.id in ("nan-after-capture", "nan-or-inf") for f in failures):
         nan = "yes, after a capture" if "nan-after-capture" in ids else "yes; whether graphs are involved is unknown"
     else:
