@@ -208,8 +208,10 @@ def test_parallel_layouts_pass_megatron_lms_full_validation(mlm_parser, monkeypa
     spec = named_variant(name, engine="megatron-lm", **layout)
     assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
                                     tp=spec.tp, pp=spec.pp, vpp_layers=spec.vpp_layers) is None
+    from skill_tools.harness.runner import WORKER_ENV
+
     for key, value in (("RANK", "0"), ("WORLD_SIZE", str(layout["nproc"])), ("LOCAL_RANK", "0"),
-                       *real_loop.engine_env(spec).items()):
+                       *WORKER_ENV.items()):
         monkeypatch.setenv(key, value)
     # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
     monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)

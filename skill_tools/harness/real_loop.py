@@ -181,10 +181,12 @@ def graph_flags(spec: VariantSpec, era: Era) -> list[str]:
     return shlex.split(text.replace("\\\n", " "))
 
 
-def engine_env(spec: VariantSpec) -> dict[str, str]:
-    """Environment Megatron-LM's launch scripts set for the layout: TP on GPUs before Blackwell
-    asserts CUDA_DEVICE_MAX_CONNECTIONS=1 (arguments.py l.1393-1414, megatron-core 0.19.2)."""
-    return {"CUDA_DEVICE_MAX_CONNECTIONS": "1"} if spec.tp > 1 else {}
+def _worker_env() -> dict[str, str]:
+    """The environment every engine run gets (CUDA_DEVICE_MAX_CONNECTIONS=1 among it: Megatron-LM
+    asserts it for TP before Blackwell, arguments.py l.1393-1414 in megatron-core 0.19.2)."""
+    from skill_tools.harness.runner import WORKER_ENV
+
+    return dict(WORKER_ENV)
 
 
 def flags_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
@@ -292,7 +294,7 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, e
     from skill_tools.harness.runner import WORKER_ENV
 
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
-                       env={**WORKER_ENV, **engine_env(spec), **training.env(), **(env or {})}, log_path=log_path)
+                       env={**WORKER_ENV, **training.env(), **(env or {})}, log_path=log_path)
     return outcome(spec, trial, iso.to_dict(), log_path, sidecar_path, out_dir, flags, training)
 
 
@@ -329,5 +331,5 @@ def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
         "data": "MockGPTDataset (--mock-data, NullTokenizer)",
         "optimizer": "Megatron-LM's default (adam)", "ddp": "Megatron-LM's default",
         "step_time_source": "elapsed time per iteration (ms) from the log, --log-interval 1",
-        "model_flags": model_flags(spec), "env": engine_env(spec), "order": "interleaved by trial",
+        "model_flags": model_flags(spec), "env": _worker_env(), "order": "interleaved by trial",
     }
