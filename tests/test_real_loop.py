@@ -157,7 +157,7 @@ def test_real_loop_full_iteration_captures_once_and_replays_every_step():
 def test_016_full_iteration_fails_at_capture_on_a_pageable_copy():
     """megatron-core 0.16.1 + Megatron-LM core_v0.16.1: local + full_iteration scope fails in capture."""
     full = _variant("2026-12-03-training-megatron-lm-0.16.1-h200-dense-tiny", "full_iteration")
-    assert full["error_class"] == "capture-pageable-copy"
+    assert full["error_class"] == "mlm-016-full-iteration-cu-seqlens-broadcast"
     assert "unless the CPU tensor is pinned" in full["evidence"]
     assert full["graph_flags"][:4] == ["--cuda-graph-impl", "local", "--cuda-graph-scope", "full_iteration"]
     te = _variant("2026-12-03-training-megatron-lm-0.16.1-h200-dense-tiny", "te:attn+mlp")

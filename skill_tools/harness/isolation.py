@@ -160,10 +160,13 @@ def _diagnose(lines: list[str]) -> tuple[str, str] | None:
     """The log parser's first error-severity failure (a warning such as MCore's stale-capture-stream
     advisory is only the cause when nothing worse matched), when that module is installed."""
     try:
-        from skill_tools.logs.diagnose import diagnose_lines
+        from skill_tools.logs.parse import parse_lines
+        from skill_tools.logs.verdict import build
     except ImportError:
         return None
-    failures = diagnose_lines(lines)
+    # The verdict `skill-tools logs` gives, so a traceback raised in a known place gets its specific
+    # cause (e.g. the dropless-MoE dispatcher sync) rather than the generic capture error.
+    failures = build(parse_lines(lines)).failures
     if not failures:
         return None
     first = next((f for f in failures if f.severity == "error"), failures[0])
