@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from skill_tools.config.era import Era, GraphIntent, intent_values
-from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.model import CanonicalConfig, as_name_list
 from skill_tools.rules.mcore_sim import Sim, augmented_modules
 
 Check = Callable[["Ctx"], Iterable[dict[str, Any]]]
@@ -425,12 +425,15 @@ def _nan_grad(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 @check("bridge-local-scoped")
 def _bridge_local(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.frontend != "bridge" or ctx.sim.stopped or ctx.intent.impl != "local":
+    """Bridge's ``validate_cuda_graph_configuration`` (megatron-bridge 0.6.2 utils/cuda_graph.py), on
+    the raw ``cuda_graph_impl``: it runs before megatron-core's post-init, so it speaks first."""
+    if ctx.frontend != "bridge" or ctx.cfg.get("model.cuda_graph_impl") != "local":
         return
-    inference_scope = ctx.intent.inference_scope
-    if not ctx.intent.modules and inference_scope in ("layer", "block"):
+    names = as_name_list(ctx.cfg.get("model.cuda_graph_modules")) + as_name_list(ctx.cfg.get("model.cuda_graph_scope"))
+    mods = [n for n in dict.fromkeys(names) if n not in ("full_iteration", "full_iteration_inference", "full")]
+    inference = set(as_name_list(ctx.cfg.get("model.inference_cuda_graph_scope"))) & {"layer", "block"}
+    if "full_iteration" in names or (not mods and inference):
         return
-    mods = list(ctx.intent.modules)
     yield {"scopes": f" with scopes {mods}" if mods else "",
            "fix": {"model.cuda_graph_impl": "transformer_engine", **ctx.set_modules(mods or [])}}
 
