@@ -17,8 +17,9 @@ SIZES = ("tiny", "small", "medium", "large")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("training", "inference"), default="training",
                         help="training step graphs (default) or inference decode graphs")
-    parser.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+    parser.add_argument("--engine", choices=("megatron-lm", "bridge", "proxy"), default="megatron-lm",
                         help="megatron-lm (default): Megatron-LM's own pretrain() with the rendered flags; "
+                             "bridge: Megatron Bridge's own pretrain() with the rendered Hydra overrides; "
                              "proxy: the harness's own MCore loop, a capture micro-benchmark (not user behaviour)")
     parser.add_argument("--megatron-lm", metavar="PATH",
                         help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
@@ -80,8 +81,8 @@ def _variant_specs(args: argparse.Namespace):
     common = dict(engine=args.engine, workload=args.workload, size=args.size, steps=args.steps,
                   warmup_steps=args.warmup, nproc=args.nproc, layer_spec=args.layer_spec,
                   capture_stream="shared" if args.same_stream else args.capture_stream)
-    if args.engine == "megatron-lm":
-        # Megatron-LM decides its streams; its profiled iterations follow the measured ones.
+    if args.engine in ("megatron-lm", "bridge"):
+        # The framework decides its streams; its profiled iterations follow the measured ones.
         common.update(capture_stream="default", profile_steps=2)
     notes: list[str] = []
     user_cfg = None
@@ -173,10 +174,22 @@ def run(args: argparse.Namespace) -> int:
         training = real_loop.locate_training(args.megatron_lm, era)
         run_one = partial(real_loop.run_one, era=era, training=training)
         flags = {s.name: real_loop.model_flags(s) + real_loop.graph_flags(s, era) for s in specs}
+    workload = None
+    if args.engine == "bridge":
+        from functools import partial
+
+        from skill_tools.harness import bridge_loop
+
+        bridge_loop.refuse_illegal(specs, era)
+        run_one = partial(bridge_loop.run_one, era=era)
+        flags = {s.name: bridge_loop.model_overrides(s) + bridge_loop.graph_overrides(s, era) for s in specs}
+        workload = bridge_loop.workload_record(specs[0], args.trials)
     if args.dry_run:
-        worker = ("torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)"
-                  if args.engine == "megatron-lm" else "torchrun -m skill_tools.harness.worker (proxy loop)")
-        plan = {"engine": args.engine, "variants": [s.to_dict() | ({"megatron_lm_flags": flags[s.name]} if flags else {})
+        worker = {"megatron-lm": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
+                  "bridge": "torchrun -m skill_tools.harness.engines.bridge (megatron.bridge.training.pretrain)"}.get(
+            args.engine, "torchrun -m skill_tools.harness.worker (proxy loop)")
+        key = "bridge_overrides" if args.engine == "bridge" else "megatron_lm_flags"
+        plan = {"engine": args.engine, "variants": [s.to_dict() | ({key: flags[s.name]} if flags else {})
                                                     for s in specs],
                 "trials": args.trials, "notes": notes, "order": "interleaved by trial", "worker": worker}
         print(json.dumps(plan, indent=1) if args.json else "\n".join(
@@ -185,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     require_gpu()
     doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
-                       progress=not args.no_progress, **({"run": run_one} if run_one else {}))
+                       progress=not args.no_progress, workload=workload, **({"run": run_one} if run_one else {}))
     if notes:
         doc["notes"] = notes
     from skill_tools.harness.report import markdown, write_outputs
