@@ -6,7 +6,9 @@
 #
 # Every wheel is fetched with --no-deps: the list below is what `import` of Bridge's training path
 # (megatron.bridge.training.pretrain, gpt_step, train, eval, utils.omegaconf_utils) loaded in a
-# Python 3.12 environment, minus what the device image already has (torch, transformers 5.17,
+# Python 3.12 environment with torch 2.11.0, megatron-core 0.19.2 and the device image's packages
+# (checked: these wheels installed with --no-deps --target completed that import), minus what the
+# device image already has (torch, transformers 5.17,
 # tokenizers, huggingface-hub, safetensors, einops, tensorboard, pandas, pyarrow, scipy, rich,
 # requests, pyyaml, ...). Bridge 0.6.2 pins transformers<=5.12.1; its import chain and the GPT
 # pretrain path ran with the device's transformers 5.17.0, so no transformers wheel travels.
@@ -32,7 +34,7 @@ WHEELS=(
   omegaconf==2.3.1 hydra-core==1.3.8
   # data (megatron/bridge/data: datasets, Energon)
   datasets==5.2.0 multiprocess==0.70.19 dill==0.4.1 megatron-energon==7.4.1 braceexpand==0.1.7 webdataset==1.0.2
-  multi-storage-client==1.3.1 wcmatch==10.2.1 bracex==3.2.3 filetype==1.2.0 xattr==1.3.1 jmespath==1.1.0
+  multi-storage-client==1.3.1 wcmatch==10.2.1 bracex==3.2.3 filetype==1.2.0 xattr==1.3.1 cffi==2.1.1 pycparser==2.23 jmespath==1.1.0
   botocore==1.43.117 rapidyaml==0.15.2 opentelemetry-api==1.45.2 deprecation==2.1.0 lark==1.3.1
   jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1
   # training loop (pretrain.py l.19: nvidia_resiliency_ext.inprocess; gpt_step.py l.19, eval.py l.29: modelopt)
