@@ -83,6 +83,33 @@ def test_catalog_bridge_drops_scopes_when_impl_is_none():
     assert "scope-unknown" in _errors(bare)  # a bare TransformerConfig still refuses it
 
 
+@pytest.mark.parametrize("era_version, fix", [
+    ("0.19.2", {"model.cuda_graph_impl": "full_iteration", "model.cuda_graph_modules": []}),
+    ("0.16.1", {"model.cuda_graph_impl": "local", "model.cuda_graph_scope": ["full_iteration"]}),
+])
+def test_catalog_warns_that_bridge_discards_a_scope_without_impl(era_version, fix):
+    """megatron-core 0.18+ alone converts cuda_graph_scope=[full_iteration] (impl none) into the
+    full-iteration impl; Bridge clears the scope first, so nothing is captured."""
+    cfg = _bridge({"model": {"cuda_graph_scope": ["full_iteration"]}})
+    found = [f for f in check(cfg, resolve_era(era_version)) if f.rule == "bridge-scope-without-impl"]
+    assert len(found) == 1 and found[0].severity == "warning" and found[0].fix == fix
+    assert not [f for f in check(_bridge({"model": {"cuda_graph_impl": "transformer_engine",
+                                                    "cuda_graph_modules": ["attn"]}}), resolve_era(era_version))
+                if f.rule == "bridge-scope-without-impl"]
+
+
+@needs_bridge
+def test_bridge_really_discards_the_scope_when_impl_is_none():
+    from skill_tools.rules.bridge_oracle import build
+
+    container, _, _ = build(_bridge({"model": {"cuda_graph_scope": ["full_iteration"]},
+                                     "rerun_state_machine": {"check_for_nan_in_loss": False}}))
+    from megatron.bridge.utils.cuda_graph import validate_cuda_graph_configuration
+
+    validate_cuda_graph_configuration(container.model)  # what validate() calls first (training/config.py l.1260)
+    assert container.model.cuda_graph_impl == "none" and not container.model.cuda_graph_scope
+
+
 # -- Bridge itself ---------------------------------------------------------------------------------------
 
 

@@ -48,6 +48,8 @@ class Ctx:
     intent: GraphIntent
     frontend: str  # "bridge" | "megatron_lm" | "model_only"
     env: dict[str, str] = field(default_factory=dict)
+    #: Keys a Bridge config sets that Bridge discards before megatron-core reads them (engine.bridge_view).
+    dropped: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: Any = None) -> Any:
         if key.startswith("model."):
@@ -421,6 +423,24 @@ def _nan_check(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def _nan_grad(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.intent.full_iteration and not ctx.sim.stopped and ctx.cfg.get("ddp.check_for_nan_in_grad") is True:
         yield {"fix": {"ddp.check_for_nan_in_grad": False}}
+
+
+@check("bridge-scope-without-impl")
+def _bridge_scope_dropped(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """Bridge's ``validate_cuda_graph_configuration`` clears scope/modules when the impl is "none"
+    (megatron-bridge 0.6.2 utils/cuda_graph.py), before megatron-core could read or convert them."""
+    if ctx.frontend != "bridge" or not ctx.dropped:
+        return
+    names = [n for k in sorted(ctx.dropped) for n in as_name_list(ctx.dropped[k])]
+    if not names:
+        return
+    if "full_iteration" in names:
+        intent = GraphIntent(impl="full_iteration")
+    else:
+        intent = GraphIntent(impl="transformer_engine", modules=tuple(n for n in names if n != "full_iteration_inference"))
+    fix = {k: v for k, v in intent_values(intent, ctx.era).items()
+           if k.startswith("model.cuda_graph") and v is not None}
+    yield {"keys": ["model.cuda_graph_impl", *sorted(ctx.dropped)], "names": names, "fix": fix}
 
 
 @check("bridge-local-scoped")

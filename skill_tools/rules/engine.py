@@ -94,14 +94,18 @@ def bridge_view(cfg: CanonicalConfig) -> CanonicalConfig:
 
 
 def context(cfg: CanonicalConfig, era: Era, env: dict[str, str] | None = None) -> Ctx:
+    dropped: dict[str, Any] = {}
     if frontend_of(cfg) == "bridge":
-        cfg = bridge_view(cfg)
+        view = bridge_view(cfg)
+        dropped = {k: v for k, v in cfg.values.items() if k not in view.values}
+        cfg = view
     model = model_view(cfg)
     explicit = cfg.section("model")
     sim = simulate({k: v for k, v in model.items() if k in explicit or k not in ("cuda_graph_scope",)}, era)
     merged_env = dict(cfg.env)
     merged_env.update(env or {})
-    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg, era=era), frontend=frontend_of(cfg), env=merged_env)
+    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg, era=era), frontend=frontend_of(cfg),
+               env=merged_env, dropped=dropped)
 
 
 def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | None = None,
