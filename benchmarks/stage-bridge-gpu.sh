@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stage Megatron Bridge and what its training path imports, for a GPU machine that reaches no
 # package registry (Python 3.12, torch, Transformer Engine and megatron-core already there or
-# carried by their own kit). Run from the project root on a machine that reaches PyPI; writes
+# carried separately). Run from the project root on a machine that reaches PyPI; writes
 # .gpu-bridge/ (git-ignored through .git/info/exclude) in carry-sized folders .gpu-bridge/w1, w2, ...
 #
 # Every wheel is fetched with --no-deps: the list below is what `import` of Bridge's training path
@@ -65,6 +65,6 @@ staged. On the device, one call per folder (carry .gpu-bridge/wN), back to back:
   mkdir -p /tmp/bridge-wheels && cp .gpu-bridge/w*/*.whl /tmp/bridge-wheels/
 and in the last call, before the run:
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/bridge-site /tmp/bridge-wheels/*.whl
-  export PYTHONPATH=/tmp/gpu-site:/tmp/bridge-site:$PWD     # /tmp/gpu-site: megatron-core + TE kit
+  export PYTHONPATH=/tmp/gpu-site:/tmp/bridge-site:$PWD     # /tmp/gpu-site: megatron-core + Transformer Engine
   python3 -c "import megatron.bridge.training.pretrain, megatron.bridge.training.gpt_step; print('bridge ok')"
 EOF

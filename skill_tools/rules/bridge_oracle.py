@@ -39,6 +39,7 @@ import functools
 import importlib
 import logging
 import os
+import sys
 import traceback
 import warnings
 from typing import Any
@@ -84,7 +85,8 @@ def availability() -> tuple[bool, str]:
     if version is None:
         return False, "megatron-bridge is not installed (pip install --no-deps megatron-bridge==0.6.2, Python 3.12)"
     try:
-        with warnings.catch_warnings():
+        # Bridge's import sets up logging to the then-current stdout; keep stdout for --json output
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr):
             warnings.simplefilter("ignore")
             for module in ("megatron.bridge.training.config", "megatron.bridge.training.utils.omegaconf_utils",
                            "megatron.bridge.models.gpt_provider"):
@@ -205,7 +207,7 @@ def run(cfg: CanonicalConfig | dict[str, Any]) -> dict[str, Any]:
     from megatron.bridge.training.config import runtime_config_update
 
     world = None
-    with warnings.catch_warnings(record=True) as records:
+    with warnings.catch_warnings(record=True) as records, contextlib.redirect_stdout(sys.stderr):
         warnings.simplefilter("always")
         try:
             container, skipped, notes = build(cfg)
