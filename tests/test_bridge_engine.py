@@ -149,3 +149,19 @@ def test_overrides_apply_through_bridges_own_path():
     assert cfg.model.num_layers == 4 and cfg.model.hidden_size == 512 and cfg.train.train_iters == bridge_loop.real_loop.train_iters(spec)
     assert cfg.model.cuda_graph_impl == "local" and cfg.rerun_state_machine.check_for_nan_in_loss is False
     assert cfg.model.use_te_rng_tracker is True
+
+
+def test_results_aggregation_keeps_bridge_fields(tmp_path):
+    """The runner's aggregation reads the bridge record unchanged and keeps its teardown and overrides."""
+    from skill_tools.harness.results import aggregate_variant
+
+    spec = _spec("full_iteration")
+    total = bridge_loop.real_loop.train_iters(spec)
+    log = tmp_path / "run.log"
+    log.write_text(_bridge_log(total, graph=True))
+    sidecar = {"ok": True, "captures": 1, "iterations": [{"cuda_ms": 6.5, "replays": 1, "captures": 0}] * total}
+    rec = bridge_loop.worker_from_log(spec, log, sidecar, ["model.cuda_graph_impl=full_iteration"])
+    entry = aggregate_variant(spec.to_dict(), [{"worker": rec, "isolation": {"ok": True}}], None)
+    assert entry["error_class"] is None and entry["captured"] and entry["replayed"]
+    assert entry["teardown_observed"] is True and entry["overrides"] == ["model.cuda_graph_impl=full_iteration"]
+    assert entry["step_ms"]["median"] == 7.0
