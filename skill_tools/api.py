@@ -60,7 +60,29 @@ def validate(config: Any, mcore_version: str | None = None, env: dict[str, str] 
     report = Report(findings=check(cfg, era, env=env), era=era, source=cfg.source)
     if oracle:
         report.oracle = oracle_verdict(cfg, era, report.findings)
+        report.oracle["bridge"] = bridge_verdict(cfg, era, report.findings)
     return report
+
+
+def bridge_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> dict[str, Any]:
+    """Megatron Bridge's own ``ConfigContainer.validate()`` and provider graph asserts on a
+    Bridge-shaped input, beside the catalog's rules that Bridge's code path checks."""
+    from skill_tools.config.era import era_for, installed_version
+    from skill_tools.rules import bridge_oracle
+    from skill_tools.rules.engine import frontend_of
+
+    if frontend_of(cfg) != "bridge":
+        return {"ran": False, "reason": "not a Bridge-shaped input (a bare model section or Megatron-LM flags)"}
+    installed = installed_version("megatron-core")
+    if installed is not None and era_for(installed).name != era.name:
+        return {"ran": False, "reason": f"installed megatron-core {installed} is not in the requested era ({era.label})"}
+    verdict = bridge_oracle.run(cfg)
+    if verdict.get("ran"):
+        checkable = bridge_oracle.checkable_rules()
+        errors = {f.rule for f in findings if f.severity == "error" and f.level in ("mcore", "bridge") and f.rule in checkable}
+        verdict["catalog_rules"] = sorted(errors)
+        verdict["agrees"] = bridge_oracle.agrees(errors, verdict)
+    return verdict
 
 
 def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> dict[str, Any]:

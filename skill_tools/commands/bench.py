@@ -17,8 +17,9 @@ SIZES = ("tiny", "small", "medium", "large")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("training", "inference"), default="training",
                         help="training step graphs (default) or inference decode graphs")
-    parser.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+    parser.add_argument("--engine", choices=("megatron-lm", "bridge", "proxy"), default="megatron-lm",
                         help="megatron-lm (default): Megatron-LM's own pretrain() with the rendered flags; "
+                             "bridge: Megatron Bridge's own pretrain() with the rendered Hydra overrides; "
                              "proxy: the harness's own MCore loop, a capture micro-benchmark (not user behaviour)")
     parser.add_argument("--megatron-lm", metavar="PATH",
                         help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
@@ -107,12 +108,12 @@ def _variant_specs(args: argparse.Namespace):
     elif any(v not in (1, None) for v in layout.values()):
         raise InputError("--tp/--pp/--ep/--vpp-layers", "parallel layouts run only with --engine megatron-lm",
                          hint="drop them, or use --engine megatron-lm")
-    if args.engine == "megatron-lm":
+    if args.engine in ("megatron-lm", "bridge"):
         if args.same_stream or args.capture_stream != "auto":
             raise InputError("--capture-stream", "the capture stream is a setting of --engine proxy; Megatron-LM's "
                              "own loop decides its streams", hint="drop --same-stream/--capture-stream, or add "
                                                                   "--engine proxy")
-        # Its profiled iterations follow the measured ones.
+        # The framework decides its streams; its profiled iterations follow the measured ones.
         common.update(capture_stream="default", profile_steps=2)
     notes: list[str] = []
     user_cfg = None
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
 
     era = resolve_era(args.mcore_version)
     specs, user_cfg, notes = _variant_specs(args)
-    run_one, flags = None, {}
+    run_one, flags, workload, as_run = None, {}, None, None
     if args.engine == "megatron-lm":
         from functools import partial
 
@@ -205,16 +206,28 @@ def run(args: argparse.Namespace) -> int:
         training = real_loop.locate_training(args.megatron_lm, era)
         run_one = partial(real_loop.run_one, era=era, training=training)
         flags = {s.name: real_loop.model_flags(s) + real_loop.graph_flags(s, era) for s in specs}
-    as_run = (lambda s: real_loop.flags_config(s, era)) if args.engine == "megatron-lm" else None
+        as_run = lambda s: real_loop.flags_config(s, era)  # noqa: E731 - judged as the flags it will run
+    elif args.engine == "bridge":
+        from functools import partial
+
+        from skill_tools.harness import bridge_loop
+
+        run_one = partial(bridge_loop.run_one, era=era)
+        flags = {s.name: bridge_loop.model_overrides(s) + bridge_loop.graph_overrides(s, era) for s in specs}
+        workload = bridge_loop.workload_record(specs[0], args.trials)
     if args.run_rejected:
         rejected = _rejected(specs, era, as_run)
         notes.extend(f"run although rejected (--run-rejected): {n}: {', '.join(r)}" for n, r in rejected.items())
+    elif args.engine == "bridge":
+        bridge_loop.refuse_illegal(specs, era)  # Bridge's own rules (front end bridge), before any GPU time
     else:
         refuse_illegal(specs, user_cfg, era, config=as_run)  # before any GPU time
     if args.dry_run:
-        worker = ("torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)"
-                  if args.engine == "megatron-lm" else "torchrun -m skill_tools.harness.worker (proxy loop)")
-        plan = {"engine": args.engine, "variants": [s.to_dict() | ({"megatron_lm_flags": flags[s.name]} if flags else {})
+        worker = {"megatron-lm": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
+                  "bridge": "torchrun -m skill_tools.harness.engines.bridge (megatron.bridge.training.pretrain)"}.get(
+            args.engine, "torchrun -m skill_tools.harness.worker (proxy loop)")
+        key = "bridge_overrides" if args.engine == "bridge" else "megatron_lm_flags"
+        plan = {"engine": args.engine, "variants": [s.to_dict() | ({key: flags[s.name]} if flags else {})
                                                     for s in specs],
                 "trials": args.trials, "notes": notes, "order": "interleaved by trial", "worker": worker}
         print(json.dumps(plan, indent=1) if args.json else "\n".join(
@@ -223,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     require_gpu()
     doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
-                       progress=not args.no_progress, **({"run": run_one} if run_one else {}))
+                       progress=not args.no_progress, workload=workload, **({"run": run_one} if run_one else {}))
     if notes:
         doc["notes"] = notes
     from skill_tools.harness.report import markdown, write_outputs

@@ -1,8 +1,9 @@
 """`skill-tools validate PATH|- [--mcore-version] [--env K=V] [--oracle] [--json]`.
 
-Exit 0 when no finding is an error, 1 when one is, 2 for unreadable input. The MCore oracle
-(constructing the real TransformerConfig, which imports torch) runs only with ``--oracle`` so a
-plain validate stays well under half a second.
+Exit 0 when no finding is an error, 1 when one is, 2 for unreadable input. The oracles
+(megatron-core's real TransformerConfig; for a Bridge-shaped input Megatron Bridge's own
+ConfigContainer.validate(), where Bridge can be imported) run only with ``--oracle`` so a plain
+validate stays well under half a second.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser)
     parser.add_argument("--oracle", action="store_true",
-                        help="also build megatron-core's TransformerConfig and report its verdict (slow: imports torch)")
+                        help="also build megatron-core's TransformerConfig and, for a Bridge-shaped input, run Megatron "
+                             "Bridge's ConfigContainer.validate(), and report their verdicts (slow: imports torch)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
             verdict = "accepts" if o["ok"] else f"rejects: {o['error_type']}: {o['error']}"
             print(f"  oracle: TransformerConfig (megatron-core {o['mcore_version']}) {verdict}; "
                   f"{'agrees' if o.get('agrees') else 'DISAGREES'} with the catalog")
+        bridge = report.oracle.get("bridge")
+        if bridge and bridge.get("ran"):
+            verdict = "accepts" if bridge["ok"] else f"rejects ({bridge['stage']}): {bridge['error_type']}: {bridge['error']}"
+            print(f"  oracle: Megatron Bridge {bridge['bridge_version']} ConfigContainer.validate() + provider asserts "
+                  f"{verdict}; {'agrees' if bridge.get('agrees') else 'DISAGREES'} with the catalog")
+        elif bridge:
+            print(f"  oracle: Megatron Bridge skipped: {bridge['reason']}")
         errors = sum(f.severity == "error" for f in report.findings)
         warnings = sum(f.severity == "warning" for f in report.findings)
         print(("clean" if not report.findings else f"{errors} error(s), {warnings} warning(s)"))

@@ -101,6 +101,12 @@ def aggregate_variant(spec: dict[str, Any], trials: list[dict[str, Any]],
     # Per-step losses of the first good trial, every step from the first (warmup included):
     # what loss parity is computed from, kept so any two variants can be compared later.
     entry["losses"] = first.get("losses") if ok else None
+    # Engine bridge: the overrides Bridge parsed, its graph settings, and train.py's teardown line.
+    if "teardown_observed" in first:
+        entry["teardown_observed"] = bool(ok) and all(t["worker"].get("teardown_observed") for t in ok)
+    for key in ("overrides", "bridge_graph_config", "bridge_refusal"):
+        if first.get(key) is not None:
+            entry[key] = first[key]
     if eager is not None and eager.get("raw_step_ms") and raw:
         point, lo, hi = ratio_ci(eager["raw_step_ms"], raw)
         entry["speedup_vs_eager"] = {"point": round(point, 4), "ci95_low": round(lo, 4), "ci95_high": round(hi, 4)}

@@ -19,7 +19,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 
 WORKLOADS = ("dense", "moe", "moe_droppad")
-ENGINES = ("megatron-lm", "proxy")
+ENGINES = ("megatron-lm", "bridge", "proxy")
 IMPLS = ("none", "full_iteration", "local", "transformer_engine")
 #: Per-layer TE scopes the proxies can run (MCore ``CudaGraphModule`` names).
 TE_SCOPES = ("attn", "mlp", "moe", "moe_router", "moe_preprocess")
@@ -157,6 +157,8 @@ NAMED: dict[str, Named] = {
     "full_iteration": Named("full_iteration"),
     "full_iteration+capturable-adam": Named("full_iteration", capturable_optimizer=True),
     "full_iteration+optimizer": Named("full_iteration", optimizer_graph=True),
+    # engine bridge: the same graph spelled local + ["full_iteration"] (Bridge's perf scripts, 0.16-0.17 recipes)
+    "full_iteration:local-spelling": Named("full_iteration"),
     "local": Named("local"),
     #: TE graphs of whole transformer layers (``cuda_graph_impl="transformer_engine"``, no modules).
     "te:layer": Named("transformer_engine"),

@@ -29,6 +29,8 @@ class Rule:
     citations: tuple[dict[str, str], ...]
     fix: dict[str, Any] = field(default_factory=dict)
     mcore_message: str | None = None
+    #: A regex of Megatron Bridge's own exception text for this rule (the Bridge oracle matches it).
+    bridge_message: str | None = None
     pain_point: str | None = None
     docs: str | None = None
 
@@ -42,6 +44,9 @@ class Rule:
 
     def matches_mcore(self, text: str) -> bool:
         return bool(self.mcore_message) and re.search(self.mcore_message, text) is not None
+
+    def matches_bridge(self, text: str) -> bool:
+        return bool(self.bridge_message) and re.search(self.bridge_message, text) is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "level": self.level, "severity": self.severity, "eras": list(self.eras),
@@ -77,7 +82,7 @@ def load() -> Catalog:
             id=raw["id"], level=raw["level"], severity=raw["severity"], eras=tuple(raw["eras"]),
             keys=tuple(raw.get("keys") or ()), message=raw["message"], why=raw.get("why", ""),
             citations=tuple(cites if isinstance(cites, list) else [cites]), fix=dict(raw.get("fix") or {}),
-            mcore_message=raw.get("mcore_message"), pain_point=raw.get("pain_point"),
+            mcore_message=raw.get("mcore_message"), bridge_message=raw.get("bridge_message"), pain_point=raw.get("pain_point"),
             docs=raw.get("docs") or f"{RULES_DOC}#{raw['id']}",
         ))
     return Catalog(rules=tuple(rules), defaults=dict(data.get("defaults") or {}))

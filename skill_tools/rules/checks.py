@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from skill_tools.config.era import Era, GraphIntent, intent_values
-from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.model import CanonicalConfig, as_name_list
 from skill_tools.rules.mcore_sim import Sim, augmented_modules
 
 Check = Callable[["Ctx"], Iterable[dict[str, Any]]]
@@ -48,6 +48,8 @@ class Ctx:
     intent: GraphIntent
     frontend: str  # "bridge" | "megatron_lm" | "model_only"
     env: dict[str, str] = field(default_factory=dict)
+    #: Keys a Bridge config sets that Bridge discards before megatron-core reads them (engine.bridge_view).
+    dropped: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: Any = None) -> Any:
         if key.startswith("model."):
@@ -444,14 +446,35 @@ def _nan_grad(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"fix": {"ddp.check_for_nan_in_grad": False}}
 
 
+@check("bridge-scope-without-impl")
+def _bridge_scope_dropped(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """Bridge's ``validate_cuda_graph_configuration`` clears scope/modules when the impl is "none"
+    (megatron-bridge 0.6.2 utils/cuda_graph.py), before megatron-core could read or convert them."""
+    if ctx.frontend != "bridge" or not ctx.dropped:
+        return
+    names = [n for k in sorted(ctx.dropped) for n in as_name_list(ctx.dropped[k])]
+    if not names:
+        return
+    if "full_iteration" in names:
+        intent = GraphIntent(impl="full_iteration")
+    else:
+        intent = GraphIntent(impl="transformer_engine", modules=tuple(n for n in names if n != "full_iteration_inference"))
+    fix = {k: v for k, v in intent_values(intent, ctx.era).items()
+           if k.startswith("model.cuda_graph") and v is not None}
+    yield {"keys": ["model.cuda_graph_impl", *sorted(ctx.dropped)], "names": names, "fix": fix}
+
+
 @check("bridge-local-scoped")
 def _bridge_local(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.frontend != "bridge" or ctx.sim.stopped or ctx.intent.impl != "local":
+    """Bridge's ``validate_cuda_graph_configuration`` (megatron-bridge 0.6.2 utils/cuda_graph.py), on
+    the raw ``cuda_graph_impl``: it runs before megatron-core's post-init, so it speaks first."""
+    if ctx.frontend != "bridge" or ctx.cfg.get("model.cuda_graph_impl") != "local":
         return
-    inference_scope = ctx.intent.inference_scope
-    if not ctx.intent.modules and inference_scope in ("layer", "block"):
+    names = as_name_list(ctx.cfg.get("model.cuda_graph_modules")) + as_name_list(ctx.cfg.get("model.cuda_graph_scope"))
+    mods = [n for n in dict.fromkeys(names) if n not in ("full_iteration", "full_iteration_inference", "full")]
+    inference = set(as_name_list(ctx.cfg.get("model.inference_cuda_graph_scope"))) & {"layer", "block"}
+    if "full_iteration" in names or (not mods and inference):
         return
-    mods = list(ctx.intent.modules)
     yield {"scopes": f" with scopes {mods}" if mods else "",
            "fix": {"model.cuda_graph_impl": "transformer_engine", **ctx.set_modules(mods or [])}}
 

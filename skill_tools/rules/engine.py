@@ -103,13 +103,34 @@ def load_defaults() -> dict[str, Any]:
     return catalog_mod.load().defaults
 
 
+def bridge_view(cfg: CanonicalConfig) -> CanonicalConfig:
+    """What megatron-core sees of a Bridge config: with ``model.cuda_graph_impl`` "none" (or unset),
+    Bridge's ``validate_cuda_graph_configuration`` clears ``cuda_graph_modules``/``cuda_graph_scope``
+    before ``model.finalize()`` runs megatron-core's post-init (megatron-bridge 0.6.2
+    utils/cuda_graph.py, called from training/config.py l.1260), so those values are dropped."""
+    if cfg.get("model.cuda_graph_impl", "none") != "none":
+        return cfg
+    if not (cfg.has("model.cuda_graph_modules") or cfg.has("model.cuda_graph_scope")):
+        return cfg
+    view = cfg.copy()
+    view.unset("model.cuda_graph_modules")
+    view.unset("model.cuda_graph_scope")
+    return view
+
+
 def context(cfg: CanonicalConfig, era: Era, env: dict[str, str] | None = None) -> Ctx:
+    dropped: dict[str, Any] = {}
+    if frontend_of(cfg) == "bridge":
+        view = bridge_view(cfg)
+        dropped = {k: v for k, v in cfg.values.items() if k not in view.values}
+        cfg = view
     model = model_view(cfg)
     explicit = cfg.section("model")
     sim = simulate({k: v for k, v in model.items() if k in explicit or k not in ("cuda_graph_scope",)}, era)
     merged_env = dict(cfg.env)
     merged_env.update(env or {})
-    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg, era=era), frontend=frontend_of(cfg), env=merged_env)
+    return Ctx(cfg=cfg, era=era, model=model, sim=sim, intent=read_intent(cfg, era=era), frontend=frontend_of(cfg),
+               env=merged_env, dropped=dropped)
 
 
 def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | None = None,

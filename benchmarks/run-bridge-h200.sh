@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Eager-vs-graph runs through Megatron Bridge's own training loop (engine bridge) on a GPU host.
+#
+#   bash benchmarks/run-bridge-h200.sh PHASE OUTDIR
+#
+# PHASE: smoke | dense | moe | all. Each `skill-tools bench --engine bridge` call runs one torchrun
+# process per variant and trial (interleaved): Bridge's pretrain() with the variant's Hydra overrides
+# applied by Bridge's process_config_with_overrides, then reads the run's own log (iteration lines,
+# "Deleting CUDA graphs") and the engine's sidecar. Needs on PYTHONPATH: megatron-core 0.18+ and
+# Transformer Engine (their kit), and megatron-bridge 0.6.2 with what its training path imports
+# (benchmarks/stage-bridge-gpu.sh stages them; benchmarks/README.md says how).
+set -uo pipefail
+phase=${1:?phase: smoke|dense|moe|all}
+out=${2:?output folder}
+mkdir -p "$out"
+st() { python3 -m skill_tools bench --engine bridge --no-progress --timeout 400 "$@"; }
+day=$(date +%F)
+
+run_smoke() {
+  st --workload dense --variants eager,full_iteration --steps 8 --trials 1 --out "$out/smoke" --name "$day-bridge-smoke"
+}
+run_dense() {
+  st --workload dense --size tiny --variants eager,te:attn+mlp,full_iteration,full_iteration:local-spelling \
+     --steps 30 --trials 2 --out "$out/dense" --name "$day-training-bridge-h200-dense-tiny"
+}
+run_moe() {
+  st --workload moe --size tiny --variants eager,te:attn+moe_router+moe_preprocess,full_iteration \
+     --steps 20 --trials 1 --out "$out/moe" --name "$day-training-bridge-h200-moe-tiny"
+  st --workload moe_droppad --size tiny --variants eager,te:moe,full_iteration:local-spelling \
+     --steps 20 --trials 1 --out "$out/moe_droppad" --name "$day-training-bridge-h200-moe_droppad-tiny"
+}
+case "$phase" in
+  smoke) run_smoke ;;
+  dense) run_dense ;;
+  moe) run_moe ;;
+  all) run_smoke; run_dense; run_moe ;;
+  *) echo "unknown phase $phase" >&2; exit 2 ;;
+esac

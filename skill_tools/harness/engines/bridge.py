@@ -1,0 +1,169 @@
+"""Engine ``bridge``: Megatron Bridge's own ``pretrain`` for one variant (GPU subprocess).
+
+Run as ``torchrun -m skill_tools.harness.engines.bridge --sidecar OUT.json [--layer-spec te|local]
+-- <Hydra overrides>``. What this module does is what a user's Bridge training script does:
+
+1. a recipe: :func:`skill_tools.rules.bridge_recipe.tiny_gpt_recipe` (Bridge's ``ConfigContainer``,
+   ``GPTModelProvider``, mock ``GPTDatasetConfig``, NullTokenizer, as Bridge's ``vanilla_gpt``
+   recipe builds them);
+2. the overrides after ``--``, unchanged, through Bridge's
+   ``omegaconf_utils.process_config_with_overrides`` (what ``scripts/training/run_recipe.py`` does
+   via ``recipe_runner.apply_cli_overrides``): OmegaConf + Hydra's override parser judge them;
+3. ``megatron.bridge.training.pretrain.pretrain(cfg, gpt_step.forward_step)``, which runs
+   ``runtime_config_update`` / ``ConfigContainer.validate()``, builds the model through
+   ``GPTModelProvider.provide()`` (its graph asserts) and trains with ``train.py``'s capture path
+   (``TECudaGraphHelper``, ``FullCudaGraphWrapper``, ``_delete_cuda_graphs`` at the end).
+
+Observed without changing Bridge's code path (as :mod:`skill_tools.harness.engines.megatron_lm`
+does): every ``torch.cuda.CUDAGraph`` capture and replay; CUDA-event times around each call of
+Bridge's own ``train_step`` (``train()`` looks the module attribute up at call time, train.py
+l.231); whether ``_delete_cuda_graphs`` ran and whether a full-iteration graph existed then; the
+graph settings Bridge's config held before and after ``pretrain``; peak memory and versions. The
+sidecar is written at exit by rank 0. With ``--layer-spec local`` the provider's
+``transformer_layer_spec`` field is set to Bridge's own ``local_layer_spec`` (gpt_provider.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from skill_tools.harness.engines import megatron_lm as _shared
+from skill_tools.harness.graph_counter import GraphCounter
+
+_STATE: dict[str, Any] = _shared._STATE
+GRAPH_FIELDS = ("cuda_graph_impl", "cuda_graph_modules", "cuda_graph_scope", "use_te_rng_tracker",
+                "cuda_graph_warmup_steps")
+
+
+def _graph_settings(cfg: Any) -> dict[str, Any]:
+    from skill_tools.config.model import plain
+
+    out = {f"model.{k}": plain(getattr(cfg.model, k, None)) for k in GRAPH_FIELDS if hasattr(cfg.model, k)}
+    out["rng.te_rng_tracker"] = getattr(cfg.rng, "te_rng_tracker", None)
+    out["rerun_state_machine.check_for_nan_in_loss"] = getattr(cfg.rerun_state_machine, "check_for_nan_in_loss", None)
+    return out
+
+
+def _wrap_train_step(profile_from: int | None, profile_steps: int) -> None:
+    """CUDA events and graph replays around each call of Bridge's own ``train_step``."""
+    import megatron.bridge.training.train as train_mod
+    from torch.profiler import ProfilerActivity, profile
+
+    from skill_tools.harness.gpu_profile import busy_ms
+
+    orig = train_mod.train_step
+    events: list[tuple[torch.cuda.Event, torch.cuda.Event, int, int]] = []
+    _STATE["_events"] = events
+    busy: list[float] = []
+
+    def train_step(*args, **kwargs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        replays, captures = GraphCounter.replays, GraphCounter.captures
+        profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
+        if profiled:
+            torch.cuda.synchronize()
+            prof = profile(activities=[ProfilerActivity.CUDA])
+            prof.__enter__()
+        start.record()
+        out = orig(*args, **kwargs)
+        end.record()
+        if profiled:
+            torch.cuda.synchronize()
+            prof.__exit__(None, None, None)
+            busy.append(busy_ms(prof))
+            _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
+        events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
+        return out
+
+    train_mod.train_step = train_step
+
+
+def _watch_teardown() -> None:
+    """Record that Bridge's own ``_delete_cuda_graphs`` ran, and what it found to delete."""
+    import megatron.bridge.training.train as train_mod
+    from megatron.core.full_cuda_graph import FullCudaGraphWrapper
+
+    orig = train_mod._delete_cuda_graphs
+
+    def _delete_cuda_graphs(cuda_graph_helper):
+        _STATE["teardown"] = {
+            "called": True,
+            "full_iteration_graph_present": "training" in getattr(FullCudaGraphWrapper, "cuda_graph", {}),
+            "te_helper": type(cuda_graph_helper).__name__ if cuda_graph_helper is not None else None,
+            "te_graphs_created": bool(cuda_graph_helper is not None and cuda_graph_helper.graphs_created()),
+        }
+        return orig(cuda_graph_helper)
+
+    train_mod._delete_cuda_graphs = _delete_cuda_graphs
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in argv:
+        print("usage: python -m skill_tools.harness.engines.bridge --sidecar OUT.json -- <Hydra overrides>",
+              file=sys.stderr)
+        return 2
+    split = argv.index("--")
+    ours = argparse.ArgumentParser(prog="skill_tools.harness.engines.bridge")
+    ours.add_argument("--sidecar", required=True)
+    ours.add_argument("--layer-spec", choices=("te", "local"), default="te")
+    ours.add_argument("--profile-from", type=int, default=None, help="0-based train_step call to start profiling")
+    ours.add_argument("--profile-steps", type=int, default=0)
+    opts = ours.parse_args(argv[:split])
+    overrides = argv[split + 1:]
+    atexit.register(_shared._write_sidecar, Path(opts.sidecar))
+    t0 = time.perf_counter()
+    GraphCounter.install()
+    try:
+        _shared._skip_make_when_compiled()
+        _STATE["phase"] = "import"
+        from megatron.bridge.training.gpt_step import forward_step
+        from megatron.bridge.training.pretrain import pretrain
+        from megatron.bridge.training.utils.omegaconf_utils import process_config_with_overrides
+
+        from skill_tools.config.era import installed_version
+        from skill_tools.rules.bridge_recipe import tiny_gpt_recipe
+
+        _STATE["versions"] = {**_shared._versions(), "megatron_bridge": installed_version("megatron-bridge"),
+                              "transformers": installed_version("transformers")}
+        _STATE["phase"] = "overrides"
+        cfg = tiny_gpt_recipe()
+        if opts.layer_spec == "local":
+            from megatron.bridge.models.gpt_provider import local_layer_spec
+
+            cfg.model.transformer_layer_spec = local_layer_spec
+        cfg = process_config_with_overrides(cfg, cli_overrides=overrides)
+        _STATE["graph_config"] = {"after_overrides": _graph_settings(cfg)}
+        _wrap_train_step(opts.profile_from, opts.profile_steps)
+        _watch_teardown()
+        _STATE["phase"] = "pretrain"
+        print(f"[engine] bridge: megatron-bridge {_STATE['versions']['megatron_bridge']}, "
+              f"{len(overrides)} overrides through process_config_with_overrides, pretrain(cfg, gpt_step.forward_step)",
+              flush=True)
+        pretrain(cfg, forward_step)
+        _STATE["graph_config"]["after_pretrain"] = _graph_settings(cfg)
+        _STATE["ok"] = True
+        _STATE["phase"] = "done"
+    except SystemExit as exc:
+        _STATE["exception"] = f"SystemExit: {exc.code}"
+        traceback.print_exc()
+        return int(exc.code) if isinstance(exc.code, int) else 1
+    except Exception as exc:  # the run's failure is data: the runner classifies it from the log
+        _STATE["exception"] = f"{type(exc).__name__}: {exc}"[:2000]
+        traceback.print_exc()
+        return 1
+    finally:
+        _STATE["wall_s"] = round(time.perf_counter() - t0, 3)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
