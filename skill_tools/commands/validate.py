@@ -11,7 +11,7 @@ import argparse
 import json
 
 from skill_tools.commands._common import add_config_arguments, env_from
-from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, require_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import validate
 
+    if args.oracle:
+        require_extra("validate --oracle", "oracle", "torch", "megatron.core")
     report = validate(args.path, args.mcore_version, env_from(args), oracle=args.oracle,
                       fmt=args.input_format, te_version=args.te_version)
     if args.json:

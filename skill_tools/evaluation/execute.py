@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import InputError, NoGpuError
+from skill_tools.errors import InputError, MissingExtraError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
@@ -76,6 +76,9 @@ class Executor:
         try:
             res = fn(cfg, workload=workload, size="tiny", steps=self.steps, timeout_s=self.timeout_s,
                      cache_dir=self.cache_dir)
+        except MissingExtraError as exc:
+            self._skip_reason = str(exc)
+            return {"skipped": self._skip_reason}
         except NoGpuError as exc:
             self._skip_reason = f"no GPU on this machine ({exc})"
             return {"skipped": self._skip_reason}

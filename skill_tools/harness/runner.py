@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import NoGpuError
+from skill_tools.errors import NoGpuError, require_extra
 from skill_tools.harness.isolation import run_isolated
 from skill_tools.harness.results import LOSS_TOLERANCE, build_results
 from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config, with_plan
@@ -36,7 +36,11 @@ WORKER_ENV = {
 
 
 def require_gpu() -> str:
-    """The GPU list from ``nvidia-smi -L``; NoGpuError (exit 2) without one. No torch import."""
+    """The GPU list from ``nvidia-smi -L``; NoGpuError (exit 2) without one. No torch import.
+
+    First MissingExtraError (exit 2) naming the ``gpu`` extra when torch or megatron-core is not
+    installed: the workers run under this interpreter."""
+    require_extra("running on a GPU", "gpu", "torch", "megatron.core")
     smi = shutil.which("nvidia-smi")
     if smi:
         try:
