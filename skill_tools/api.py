@@ -32,6 +32,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "mcore_version": self.era.mcore_version, "era": self.era.name, "source": self.source,
+                **({"era_note": self.era.note} if self.era.note else {}),
                 "findings": [f.to_dict() for f in self.findings], "oracle": dict(self.oracle)}
 
 

@@ -11,10 +11,11 @@ import argparse
 import importlib
 import importlib.util
 import sys
+import warnings
 from typing import Sequence
 
 from skill_tools import __version__
-from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError
+from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError, SkillToolsWarning
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -66,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     module = importlib.import_module(args._module)
+    _warn_in_one_line(args.command)
     try:
         return int(module.run(args))
     except SkillToolsError as exc:
@@ -80,3 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _warn_in_one_line(command: str) -> None:
+    """Print the package's own warnings as ``skill-tools CMD: warning: ...``, once each."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SkillToolsWarning):
+            print(f"skill-tools {command}: warning: {message}", file=sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show

@@ -27,6 +27,10 @@ class InputError(SkillToolsError):
         super().__init__(text)
 
 
+class SkillToolsWarning(UserWarning):
+    """A warning the CLI prints as one line (``skill-tools CMD: warning: ...``) and goes on."""
+
+
 class NoGpuError(SkillToolsError):
     """A GPU-only command was asked for on a machine without a CUDA device."""
 
