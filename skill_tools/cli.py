@@ -84,14 +84,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
 
 
+_DEFAULT_SHOWWARNING = warnings.showwarning
+
+
 def _warn_in_one_line(command: str) -> None:
-    """Print the package's own warnings as ``skill-tools CMD: warning: ...``, once each."""
-    default = warnings.showwarning
+    """Print the package's own warnings as ``skill-tools CMD: warning: ...`` (other warnings as
+    Python prints them). Installed afresh for each call, never wrapped around an earlier one."""
 
     def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, SkillToolsWarning):
             print(f"skill-tools {command}: warning: {message}", file=sys.stderr)
         else:
-            default(message, category, filename, lineno, file, line)
+            _DEFAULT_SHOWWARNING(message, category, filename, lineno, file, line)
 
     warnings.showwarning = show

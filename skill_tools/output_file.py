@@ -114,3 +114,30 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+#: Fields of a results document that hold a file path (``artifacts`` holds json/md/png paths).
+PATH_FIELDS = frozenset({"log", "log_path", "answers_file", "cache_dir", "json", "md", "png", "results_file"})
+
+
+def portable(value: str, folder: Path) -> str:
+    """``value`` as recorded in a results file written to ``folder``: relative to that folder when
+    it lies inside it, else just the file's name (an absolute path names the machine that ran it,
+    and means nothing on the next one)."""
+    if not os.path.isabs(value):
+        return value
+    try:
+        rel = os.path.relpath(value, os.path.abspath(folder))
+    except ValueError:  # another drive (Windows)
+        rel = os.pardir
+    return rel if rel != os.pardir and not rel.startswith(os.pardir + os.sep) else Path(value).name
+
+
+def portable_paths(doc, folder: Path):
+    """A copy of ``doc`` with every path field made :func:`portable` for ``folder``."""
+    if isinstance(doc, dict):
+        return {k: portable(v, folder) if k in PATH_FIELDS and isinstance(v, str) else portable_paths(v, folder)
+                for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [portable_paths(v, folder) for v in doc]
+    return doc

@@ -24,7 +24,7 @@ import re
 # The timestamp is optional for pre-2024 Megatron (NVIDIA/Megatron-LM#516: "1:  iteration 3/ 286102 |").
 # Matched at the position of "iteration " (found with str.find: no scan from column 0); the
 # timestamp is then looked for just before it.
-ITERATION_HEAD = re.compile(r"iteration\s+(?P<it>\d+)/\s*(?P<total>\d+) \|")
+ITERATION_HEAD = re.compile(r"iteration\s+(?P<it>\d{1,15})/\s*(?P<total>\d{1,15}) \|")  # int64-safe
 TIMESTAMP_TAIL = re.compile(r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<us>\.\d{1,6})?)\]\s*\Z")
 ITERATION_NEEDLE = "iteration "
 
@@ -57,7 +57,7 @@ BRIDGE_STEP_TIME = re.compile(
 # "[Rank 0] (after 1 iterations) memory (MB) | allocated: 26222.72 | max allocated: ... "
 # "[Rank 0] (after 1 iterations) memory (GB) | mem-allocated-gigabytes: 51.072 | ..."
 MEMORY = re.compile(
-    r"\[Rank (?P<rank>\d+)\] \((?P<when>[^)]*)\) memory \((?P<unit>MB|GB)\)(?P<rest> \|.*)"
+    r"\[Rank (?P<rank>\d{1,9})\] \((?P<when>[^)]*)\) memory \((?P<unit>MB|GB)\)(?P<rest> \|.*)"
 )
 MEMORY_NEEDLE = ") memory ("
 MEMORY_AFTER_ITER = re.compile(r"after (\d+) iterations")
