@@ -54,15 +54,21 @@ def require_gpu() -> str:
 
 
 class Progress:
-    """A one-line progress bar on stderr (silent when disabled)."""
+    """Progress on stderr: a one-line bar redrawn with ``\\r`` on a terminal; in a pipe or a log
+    file (where ``\\r`` redraws pile up into one unreadable line) one plain line per finished
+    step. Silent when disabled."""
 
     def __init__(self, total: int, enabled: bool = True, stream=None):
         self.total, self.done, self.enabled = total, 0, enabled
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        try:
+            self.tty = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
 
     def show(self, label: str) -> None:
-        if not self.enabled:
+        if not self.enabled or not self.tty:
             return
         width = 24
         filled = int(width * self.done / max(self.total, 1))
@@ -73,10 +79,14 @@ class Progress:
 
     def step(self, label: str) -> None:
         self.done += 1
+        if self.enabled and not self.tty:
+            self.stream.write(f"[{self.done}/{self.total} {time.monotonic() - self.start:.1f}s] {label}\n")
+            self.stream.flush()
+            return
         self.show(label)
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and self.tty:
             self.stream.write("\n")
             self.stream.flush()
 
