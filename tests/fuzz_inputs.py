@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import time
 import tracemalloc
 from dataclasses import dataclass
@@ -62,6 +63,9 @@ def run_cli(argv: list[str], *, measure_memory: bool = True) -> Outcome:
         if measure_memory:
             tracemalloc.stop()
     o = Outcome(rc, out.getvalue(), err.getvalue(), seconds, peak)
+    keep = os.environ.get("SKILL_TOOLS_FUZZ_KEEP")  # a folder: slow inputs are copied there to study
+    if keep and seconds > 5:
+        _keep(Path(keep), argv, seconds)
     if rc not in (0, 1, 2):
         raise Crash(f"exit {rc}: {o.stderr[-300:]}")
     if "Traceback" in o.stderr:
@@ -73,6 +77,17 @@ def run_cli(argv: list[str], *, measure_memory: bool = True) -> Outcome:
     if peak > MAX_MIB:
         raise Crash(f"peak {peak:.0f} MiB (ceiling {MAX_MIB} MiB)")
     return o
+
+
+def _keep(folder: Path, argv: list[str], seconds: float) -> None:
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    n = len(list(folder.glob("*.argv")))
+    (folder / f"{n}.argv").write_text(json.dumps({"argv": argv, "seconds": seconds}))
+    for arg in argv:
+        if Path(arg).is_file():
+            shutil.copy(arg, folder / f"{n}-{Path(arg).name}")
 
 
 # --------------------------------------------------------------------------------------------
