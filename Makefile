@@ -26,11 +26,11 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install $(PIP_QUIET) -e '.[dev,oracle]' '$(MCORE)'
 	@touch $@
 
+# The package itself, not editable: its dependencies come from pyproject.toml on Python 3.11.
+# The tests still run the checkout (PYTHONPATH in `test`), so a code change needs no reinstall.
 $(LEGACY)/.installed: pyproject.toml
 	@test -n "$(PY311)" || { echo "python3.11 not found: install it or pass PY311=/path/to/python3.11"; exit 2; }
 	@test -x $(LEGACY)/bin/python || $(PY311) -m venv $(LEGACY)
-	# The package itself, not editable: its dependencies come from pyproject.toml on Python 3.11.
-	# The tests still run the checkout (PYTHONPATH below), so a code change needs no reinstall.
 	$(LEGACY)/bin/pip install $(PIP_QUIET) '$(TORCH_OLD)' '$(MCORE_OLD)' '.[dev,oracle]'
 	@touch $@
 
