@@ -84,15 +84,16 @@ def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
 
 def apply(config: Any, impl: str | None = None, scope: str | list[str] | None = None, *, warmup: int | None = None,
           inference_scope: str | None = None, mcore_version: str | None = None, env: dict[str, str] | None = None,
-          fmt: str | None = None):
+          fmt: str | None = None, te_version: str | None = None):
     """Plan era-correct overrides; ``result.ok`` is False (with findings) for an illegal result."""
     from skill_tools.overrides import plan
 
     cfg = load(config, fmt)
-    return plan(cfg, impl, scope, era_of(mcore_version), warmup=warmup, inference_scope=inference_scope, env=env)
+    return plan(cfg, impl, scope, era_of(mcore_version, te_version), warmup=warmup, inference_scope=inference_scope, env=env)
 
 
-def recommend(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, fmt: str | None = None):
+def recommend(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, fmt: str | None = None,
+              te_version: str | None = None):
     from skill_tools.recommend import recommend as _recommend
 
-    return _recommend(load(config, fmt), era_of(mcore_version), env=env)
+    return _recommend(load(config, fmt), era_of(mcore_version, te_version), env=env)

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("apply", "nothing to apply", hint="pass --impl and/or --scope (e.g. --impl transformer_engine --scope attn)")
     cfg = load(config_source(args), args.input_format)
     result = apply(cfg, args.impl, args.scope, warmup=args.warmup, inference_scope=args.inference_scope,
-                   mcore_version=args.mcore_version, env=env_from(args))
+                   mcore_version=args.mcore_version, env=env_from(args), te_version=args.te_version)
     fmt = args.format or (cfg.fmt if cfg.fmt in RENDER_FORMATS else "yaml")
     target = args.path if args.in_place else args.out
     payload = result.to_dict()

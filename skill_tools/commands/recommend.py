@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.config.render import render
     from skill_tools.overrides import override_values
 
-    rec = recommend(config_source(args), args.mcore_version, env_from(args), fmt=args.input_format)
+    rec = recommend(config_source(args), args.mcore_version, env_from(args), fmt=args.input_format,
+                    te_version=args.te_version)
     overrides = override_values(rec.plan.changes)
     if args.json:
         print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format, rec.plan.era)}, indent=2))
