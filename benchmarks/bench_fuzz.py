@@ -7,7 +7,7 @@ from the rule catalog, flag tables, examples and log fixtures, then broken), man
 
 Reports per target: inputs run, exit status counts, distinct crashes (an exception, a traceback,
 an exit code other than 0/1/2, a ceiling passed) with one input each, the slowest input and the
-growth of the process's peak resident memory. Exit 1 when anything crashed.
+largest raise of the process's resident memory by one input. Exit 1 when anything crashed.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def run_target(name: str, strategy, to_argv, examples: int, seed: int) -> dict:
     one()
     return {"target": name, "inputs": sum(counts.values()), "counts": dict(sorted(counts.items())),
             "distinct_crashes": len(crashes), "crashes": list(crashes.values()),
-            "slowest_input": slowest, "rss_growth_mib": peak["mib"],
+            "slowest_input": slowest, "max_rss_raise_mib": peak["mib"],
             "wall_s": round(time.monotonic() - start, 1)}
 
 
@@ -107,12 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         row = run_target(name, strategy, to_argv, args.examples, args.seed)
         rows.append(row)
         print(f"{name:18s} {row['inputs']:6d} inputs  {row['counts']}  crashes {row['distinct_crashes']}  "
-              f"slowest {row['slowest_input']['seconds']:.2f} s  peak {row['rss_growth_mib']:.0f} MiB  "
+              f"slowest {row['slowest_input']['seconds']:.2f} s  peak {row['max_rss_raise_mib']:.0f} MiB  "
               f"({row['wall_s']:.0f} s)", flush=True)
     total = sum(r["inputs"] for r in rows)
     crashed = sum(r["distinct_crashes"] for r in rows)
     result = {"benchmark": "fuzz", "date": dt.date.today().isoformat(), "seed": args.seed,
-              "examples_per_target": args.examples, "ceilings": {"seconds": F.MAX_SECONDS, "rss_growth_mib": F.MAX_MIB},
+              "examples_per_target": args.examples, "ceilings": {"seconds": F.MAX_SECONDS, "rss_raise_per_input_mib": F.MAX_MIB},
               "inputs": total, "distinct_crashes": crashed, "targets": rows,
               "machine": {"python": sys.version.split()[0]}}
     out = args.out or REPO / "benchmarks" / "results" / f"{result['date']}-fuzz.json"

@@ -30,7 +30,7 @@ SMOKE: list[tuple[list[str], int, str]] = [
     (["validate", "@examples/bridge_llama_dense_fixed.yaml"], 0, "clean"),
     (["validate", "@examples/bridge_llama_dense_graph_mistakes.yaml", "--json"], 1, '"findings"'),
     (["validate", "@examples/megatron_lm_full_iteration_legacy.sh", "--mcore-version", "0.16.1"], 1, "0.16.1"),
-    (["validate", "%missing.yaml"], 2, "not found"),
+    (["validate", "%missing.yaml"], 2, "no such file"),
     (["validate", "--oracle", "@examples/bridge_llama_dense_fixed.yaml"], 2, "[oracle]"),
     (["apply", "@examples/bridge_llama_dense_fixed.yaml", "--impl", "full_iteration", "--out", "%out.yaml"], 0, ""),
     (["apply", "@examples/bridge_llama_dense_fixed.yaml", "--impl", "transformer_engine", "--scope", "attn,mlp",

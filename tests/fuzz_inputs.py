@@ -30,11 +30,16 @@ MAX_MIB = 512
 
 def _rss_peak_mib() -> float:
     """This process's resident-set high-water mark (free to read, unlike tracemalloc, which slows
-    the helpers five-fold): an input that needs MAX_MIB more than the session ever did shows up."""
+    the helpers five-fold)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-_BASELINE_MIB = _rss_peak_mib()
+def _rss_now_mib() -> float:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):  # not Linux: the high-water mark is the bound
+        return _rss_peak_mib()
 
 
 @dataclass
@@ -53,11 +58,13 @@ class Crash(AssertionError):
 def run_cli(argv: list[str]) -> Outcome:
     """``skill-tools argv`` in-process; raises Crash unless it ended cleanly within the ceilings.
 
-    ``Outcome.peak_mib`` is the process's peak resident memory above what it held before the
-    fuzz session started (it only grows when an input needs more than any before it)."""
+    ``Outcome.peak_mib``: how far this input raised the process's resident memory above what it
+    held when the call began, read from the high-water mark (0 when the input stayed below an
+    earlier input's peak, which was checked in its turn)."""
     from skill_tools.cli import main
 
     out, err = io.StringIO(), io.StringIO()
+    rss_before, high_before = _rss_now_mib(), _rss_peak_mib()
     start = time.monotonic()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -69,7 +76,8 @@ def run_cli(argv: list[str]) -> Outcome:
         raise Crash(f"{argv[:1]}: {type(exc).__name__}: {str(exc)[:300]}") from exc
     finally:
         seconds = time.monotonic() - start
-        peak = _rss_peak_mib() - _BASELINE_MIB
+        high = _rss_peak_mib()
+        peak = high - rss_before if high > high_before else 0.0
     o = Outcome(rc, out.getvalue(), err.getvalue(), seconds, peak)
     keep = os.environ.get("SKILL_TOOLS_FUZZ_KEEP")  # a folder: slow inputs are copied there to study
     if keep and seconds > 5:
@@ -83,7 +91,7 @@ def run_cli(argv: list[str]) -> Outcome:
     if seconds > MAX_SECONDS:
         raise Crash(f"took {seconds:.1f} s (ceiling {MAX_SECONDS:g} s)")
     if peak > MAX_MIB:
-        raise Crash(f"peak resident memory {peak:.0f} MiB above the start (ceiling {MAX_MIB} MiB)")
+        raise Crash(f"raised resident memory by {peak:.0f} MiB (ceiling {MAX_MIB} MiB)")
     return o
 
 

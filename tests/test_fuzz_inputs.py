@@ -131,6 +131,14 @@ def test_zero_ms_step_in_logs_compare():
     assert run_cli(["logs", str(a), str(b)]).rc in (0, 1, 2)
 
 
+def test_garbled_timestamp_in_an_iteration_line():
+    """Found by benchmarks/bench_fuzz.py: numpy refused the whole timestamp column."""
+    line = " [2026-07-28 10:{mm}:00.793880] iteration {i:>8}/      10 | elapsed time per iteration (ms): 5.0 |"
+    path = SCRATCH / "garbled-ts.log"
+    path.write_text("\n".join(line.format(i=i, mm="0nan0" if i == 3 else "00") for i in range(1, 11)) + "\n")
+    assert run_cli(["logs", str(path), "--json"]).rc in (0, 1)
+
+
 def test_missing_file_says_not_found():
     out = run_cli(["validate", str(SCRATCH / "nope.yaml")])
     assert out.rc == 2 and "no such file" in out.stderr

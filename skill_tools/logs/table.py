@@ -166,7 +166,11 @@ class IterationTable:
 
     def _flush_ts(self) -> None:
         if self._ts:
-            self._ts_chunks.append(np.array(self._ts, dtype="datetime64[us]"))
+            try:
+                chunk = np.array(self._ts, dtype="datetime64[us]")
+            except ValueError:  # a timestamp numpy cannot read (a garbled line): that one is NaT
+                chunk = np.array([_datetime(t) for t in self._ts], dtype="datetime64[us]")
+            self._ts_chunks.append(chunk)
             self._ts = []
 
     def finish(self) -> None:
@@ -391,3 +395,10 @@ class IterationList:
             if mark in ms:
                 rows[r] = True
         return rows[self._order]
+
+
+def _datetime(text: str) -> np.datetime64:
+    try:
+        return np.datetime64(text, "us")
+    except ValueError:
+        return np.datetime64("NaT", "us")
