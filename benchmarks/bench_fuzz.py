@@ -55,6 +55,11 @@ def _targets(scratch: Path):
     }
 
 
+def _shown(argv: list[str]) -> list[str]:
+    """argv as recorded: scratch files by name only (their folder is this machine's)."""
+    return [Path(a).name if Path(a).is_absolute() else a for a in argv]
+
+
 def run_target(name: str, strategy, to_argv, examples: int, seed: int) -> dict:
     counts: collections.Counter = collections.Counter()
     crashes: dict[str, dict] = {}
@@ -74,13 +79,14 @@ def run_target(name: str, strategy, to_argv, examples: int, seed: int) -> dict:
             key = ":".join(key)[:120]
             counts["crash"] += 1
             if key not in crashes:
-                crashes[key] = {"message": str(exc)[:400], "argv": argv[:1] + argv[2:],
+                crashes[key] = {"message": str(exc)[:400].replace(str(argv[1]), Path(argv[1]).name)
+                                if len(argv) > 1 else str(exc)[:400], "argv": _shown(argv),
                                 "input_head": Path(argv[1]).read_text(errors="replace")[:300]
                                 if len(argv) > 1 and Path(argv[1]).is_file() else None}
             return
         counts[f"exit_{o.rc}"] += 1
         if o.seconds > slowest["seconds"]:
-            slowest.update(seconds=round(o.seconds, 3), argv=argv[:1] + argv[2:])
+            slowest.update(seconds=round(o.seconds, 3), argv=_shown(argv))
         peak["mib"] = max(peak["mib"], round(o.peak_mib, 1))
 
     one._hypothesis_internal_use_seed = seed  # reproducible: same inputs for the same seed

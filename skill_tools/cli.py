@@ -71,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.run(args))
     except SkillToolsError as exc:
-        print(f"skill-tools {args.command}: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split())  # one line, whatever a parser's message held
+        print(f"skill-tools {args.command}: error: {message}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"skill-tools {args.command}: interrupted", file=sys.stderr)

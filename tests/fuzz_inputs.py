@@ -88,6 +88,10 @@ def run_cli(argv: list[str]) -> Outcome:
         raise Crash("traceback on stderr: " + o.stderr[-300:])
     if rc == 2 and not o.stderr.strip():
         raise Crash("exit 2 without an error message")
+    if rc == 2:
+        lines = [ln for ln in o.stderr.strip().splitlines() if ln.strip()]
+        if not lines[0].startswith("usage:") and len(lines) != 1:  # argparse's own refusal has 2
+            raise Crash("error of more than one line: " + o.stderr[-300:])
     if seconds > MAX_SECONDS:
         raise Crash(f"took {seconds:.1f} s (ceiling {MAX_SECONDS:g} s)")
     if peak > MAX_MIB:

@@ -29,7 +29,27 @@ _YAML_ALIAS = re.compile(r"(?:^|[\s\[\{,:-])\*[A-Za-z0-9_-]+", re.M)
 
 
 def bracket_depth(text: str) -> int:
-    """Deepest nesting of ``([{`` in ``text`` (a cheap, linear, pre-parse bound)."""
+    """Deepest nesting of ``([{`` in ``text`` (a pre-parse bound, linear and vectorised: a closing
+    bracket with nothing open is ignored, as a parser would stop there)."""
+    opening = text.count("(") + text.count("[") + text.count("{")
+    if opening <= MAX_NESTING:  # cannot nest deeper than the brackets it has
+        return _depth_walk(text) if opening else 0
+    import numpy as np
+
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    steps = np.zeros(len(data), dtype=np.int64)
+    steps[np.isin(data, _OPEN)] = 1
+    steps[np.isin(data, _CLOSE)] = -1
+    level = np.cumsum(steps)
+    floor = np.minimum.accumulate(np.minimum(level, 0))  # unmatched closers lower the floor
+    return int((level - floor).max()) if len(level) else 0
+
+
+_OPEN = [ord(c) for c in "([{"]
+_CLOSE = [ord(c) for c in ")]}"]
+
+
+def _depth_walk(text: str) -> int:
     depth = best = 0
     for ch in text:
         if ch in "([{":
