@@ -197,14 +197,14 @@ def test_bench_dry_run_lists_checked_variants_without_gpu(capsys, monkeypatch):
     from skill_tools.cli import main
 
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    assert main(["bench", "--dry-run", "--json", "--workload", "moe_droppad"]) == 0
+    assert main(["bench", "--dry-run", "--json", "--engine", "proxy", "--workload", "moe_droppad"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert [v["name"] for v in plan["variants"]] == ["eager", "te:moe", "te:attn+moe_router+moe_preprocess"]
     assert all(v["workload"] == "moe_droppad" for v in plan["variants"])
     assert {v["capture_stream"] for v in plan["variants"]} == {"auto"}  # resolved by the worker
-    assert main(["bench", "--dry-run", "--json", "--same-stream"]) == 0
+    assert main(["bench", "--dry-run", "--json", "--engine", "proxy", "--same-stream"]) == 0
     assert {v["capture_stream"] for v in json.loads(capsys.readouterr().out)["variants"]} == {"shared"}
-    assert main(["bench", "--dry-run", "--json", "--capture-stream", "default"]) == 0
+    assert main(["bench", "--dry-run", "--json", "--engine", "proxy", "--capture-stream", "default"]) == 0
     assert {v["capture_stream"] for v in json.loads(capsys.readouterr().out)["variants"]} == {"default"}
 
 

@@ -28,7 +28,7 @@ LAYERS: dict[str, int] = {
     "skill_tools.commands": 5, "skill_tools.cli": 5, "skill_tools.__main__": 5,
 }
 #: Run inside the GPU subprocess: the only modules that may import torch at module level.
-WORKER_SIDE = {"worker", "inference_worker", "graph_counter", "training_setup", "proxy"}
+WORKER_SIDE = {"worker", "inference_worker", "graph_counter", "training_setup", "proxy", "gpu_profile"}
 
 
 def _module(path: Path) -> str:
