@@ -37,7 +37,7 @@ def main() -> int:
     import dataclasses
 
     stats = dataclasses.asdict(summarize(times))
-    data = {"benchmark": "validate-cold", "command": " ".join(cmd[1:]), "repeats": args.runs,
+    data = {"benchmark": "validate-cold", "command": " ".join([cmd[1], str(EXAMPLE.relative_to(REPO)), *cmd[3:]]), "repeats": args.runs,
             "seconds": times, "summary": stats, "budget_s": BUDGET_S, "max_s": max(times),
             "within_budget": stats["median"] <= BUDGET_S, "date": dt.date.today().isoformat(),
             "machine": {"python": sys.version.split()[0]}}

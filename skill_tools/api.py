@@ -32,6 +32,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "mcore_version": self.era.mcore_version, "era": self.era.name, "source": self.source,
+                **({"era_note": self.era.note} if self.era.note else {}),
                 "findings": [f.to_dict() for f in self.findings], "oracle": dict(self.oracle)}
 
 
@@ -105,15 +106,16 @@ def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
 
 def apply(config: Any, impl: str | None = None, scope: str | list[str] | None = None, *, warmup: int | None = None,
           inference_scope: str | None = None, mcore_version: str | None = None, env: dict[str, str] | None = None,
-          fmt: str | None = None):
+          fmt: str | None = None, te_version: str | None = None):
     """Plan era-correct overrides; ``result.ok`` is False (with findings) for an illegal result."""
     from skill_tools.overrides import plan
 
     cfg = load(config, fmt)
-    return plan(cfg, impl, scope, era_of(mcore_version), warmup=warmup, inference_scope=inference_scope, env=env)
+    return plan(cfg, impl, scope, era_of(mcore_version, te_version), warmup=warmup, inference_scope=inference_scope, env=env)
 
 
-def recommend(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, fmt: str | None = None):
+def recommend(config: Any, mcore_version: str | None = None, env: dict[str, str] | None = None, fmt: str | None = None,
+              te_version: str | None = None):
     from skill_tools.recommend import recommend as _recommend
 
-    return _recommend(load(config, fmt), era_of(mcore_version), env=env)
+    return _recommend(load(config, fmt), era_of(mcore_version, te_version), env=env)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
+import warnings
 from typing import Sequence
 
 from skill_tools import __version__
-from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError
+from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError, SkillToolsWarning
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -65,10 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     module = importlib.import_module(args._module)
+    _warn_in_one_line(args.command)
     try:
         return int(module.run(args))
     except SkillToolsError as exc:
-        print(f"skill-tools {args.command}: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split())  # one line, whatever a parser's message held
+        print(f"skill-tools {args.command}: error: {message}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"skill-tools {args.command}: interrupted", file=sys.stderr)
@@ -79,3 +83,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+_DEFAULT_SHOWWARNING = warnings.showwarning
+
+
+def _warn_in_one_line(command: str) -> None:
+    """Print the package's own warnings as ``skill-tools CMD: warning: ...`` (other warnings as
+    Python prints them). Installed afresh for each call, never wrapped around an earlier one."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SkillToolsWarning):
+            print(f"skill-tools {command}: warning: {message}", file=sys.stderr)
+        else:
+            _DEFAULT_SHOWWARNING(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show

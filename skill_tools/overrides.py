@@ -10,8 +10,6 @@ order (ruamel.yaml); ``write_atomic`` never leaves a partial file.
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,21 +188,8 @@ def unified_diff(before: str, after: str, name: str) -> str:
 
 def write_atomic(path: str | Path, text: str) -> None:
     """Write via a temp file in the same folder and ``os.replace``: a crash or kill mid-write
-    leaves the old file intact, never a partial one."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    leaves the old file intact, never a partial one (mode, owner and symlinks are kept; see
+    :mod:`skill_tools.output_file`)."""
+    from skill_tools.output_file import write_text
+
+    write_text(path, text)

@@ -181,7 +181,7 @@ def test_score_100_answers_fast(taskset):
     batch = [records[i % len(records)] for i in range(100)]
     start = time.perf_counter()
     score_all(taskset, batch)
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 120  # a ceiling on unbounded work, not a race (typical: ~1 s)
 
 
 def test_execute_refused_config_scores_zero(taskset, tmp_path):

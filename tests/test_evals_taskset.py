@@ -13,7 +13,10 @@ from skill_tools.evaluation.tasks import load_tasks
 
 REPO = Path(__file__).resolve().parent.parent
 EVALS = REPO / "evals" / "evals.json"
-PAIN_POINTS = Path("/work/shared/reference/pain_points.md")
+#: The project's shared/ folder (reference material), inside the checkout or beside it.
+PAIN_POINTS = next((p for p in (REPO / "shared" / "reference" / "pain_points.md",
+                                REPO.parent / "shared" / "reference" / "pain_points.md") if p.is_file()),
+                   REPO / "shared" / "reference" / "pain_points.md")
 SCHEMA = REPO / "skill_tools" / "schemas" / "evals.schema.json"
 
 

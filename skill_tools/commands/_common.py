@@ -19,6 +19,14 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def config_source(args: argparse.Namespace):
+    """The PATH argument as the API wants it: ``-`` (stdin) or a Path, never config text, so a
+    missing file is reported as such rather than read as a one-line config."""
+    from pathlib import Path
+
+    return "-" if args.path == "-" else Path(args.path)
+
+
 def env_from(args: argparse.Namespace) -> dict[str, str]:
     """Graph-relevant variables from the process environment, overridden by --env."""
     import os

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from skill_tools.commands._common import add_config_arguments, env_from
+from skill_tools.commands._common import add_config_arguments, config_source, env_from
 from skill_tools.config.render import RENDER_FORMATS
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
 
@@ -27,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inference-scope", choices=("none", "layer", "block"), help="inference_cuda_graph_scope (0.18+)")
     parser.add_argument("--format", choices=RENDER_FORMATS, help="output format (default: the input's)")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--out", help="write the whole updated config here")
+    out.add_argument("--out", help="write the whole updated config here (- for standard output); a symlink is "
+                                   "written through, an existing file keeps its mode and owner")
     out.add_argument("--in-place", action="store_true", help="rewrite PATH itself")
 
 
@@ -35,15 +37,24 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
     from skill_tools.config.render import render, render_report
     from skill_tools.config.shell_edit import SPLICED_FORMATS, flags_in_strings, splice
-    from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff, write_atomic
+    from skill_tools.output_file import resolve_target, write_text
+    from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff
 
+    if args.in_place and args.path == "-":
+        raise InputError("--in-place", "cannot rewrite standard input", hint="pass a file path, or use --out FILE|-")
+    to_stdout = args.out == "-"
+    if to_stdout and args.json:
+        raise InputError("--out", "- (standard output) cannot be combined with --json",
+                         hint="the --json payload holds the overrides; or --out FILE")
+    if args.in_place or (args.out and not to_stdout):  # refuse a bad target before any work
+        resolve_target(args.path if args.in_place else args.out, "--in-place" if args.in_place else "--out")
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
         raise InputError("apply", "nothing to apply", hint="pass --impl and/or --scope (e.g. --impl transformer_engine --scope attn)")
-    cfg = load(args.path, args.input_format)
+    cfg = load(config_source(args), args.input_format)
     result = apply(cfg, args.impl, args.scope, warmup=args.warmup, inference_scope=args.inference_scope,
-                   mcore_version=args.mcore_version, env=env_from(args))
+                   mcore_version=args.mcore_version, env=env_from(args), te_version=args.te_version)
     fmt = args.format or (cfg.fmt if cfg.fmt in RENDER_FORMATS else "yaml")
-    target = Path(args.path) if args.in_place else (Path(args.out) if args.out else None)
+    target = args.path if args.in_place else args.out
     payload = result.to_dict()
     if not result.ok:
         if args.json:
@@ -75,8 +86,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         new_text = overrides
     diff = unified_diff(original, new_text, Path(args.path).name) if original is not None and fmt == cfg.fmt else ""
+    if to_stdout:
+        write_text("-", new_text)
+        print(f"megatron-core {result.era.mcore_version} ({result.era.label}): {len(changes)} change(s)"
+              + "".join(f"\n  note: {n}" for n in result.notes), file=sys.stderr)
+        return EXIT_OK
     if target is not None:
-        write_atomic(target, new_text)
+        write_text(target, new_text, flag="--in-place" if args.in_place else "--out")
     if args.json:
         payload.update(format=fmt, written=str(target) if target else None, diff=diff,
                        overrides=overrides)

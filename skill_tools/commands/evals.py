@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         _write(args.markdown, rep.markdown(report, title=f"Eval scores: {Path(answers_path).name}"))
     if args.json_out:
-        _write(args.json_out, rep.to_json(report))
+        from skill_tools.output_file import portable_paths
+
+        _write(args.json_out, rep.to_json(portable_paths(report, Path(args.json_out).parent)))
     print(rep.to_json(report) if args.json else rep.text_table(report))
     return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
 

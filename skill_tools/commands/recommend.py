@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from skill_tools.commands._common import add_config_arguments, env_from
+from skill_tools.commands._common import add_config_arguments, config_source, env_from
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
 
 
@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.config.render import render
     from skill_tools.overrides import override_values
 
-    rec = recommend(args.path, args.mcore_version, env_from(args), fmt=args.input_format)
+    rec = recommend(config_source(args), args.mcore_version, env_from(args), fmt=args.input_format,
+                    te_version=args.te_version)
     overrides = override_values(rec.plan.changes)
     if args.json:
         print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format, rec.plan.era)}, indent=2))

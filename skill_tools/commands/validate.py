@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from skill_tools.commands._common import add_config_arguments, env_from
-from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+from skill_tools.commands._common import add_config_arguments, config_source, env_from
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, require_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import validate
 
-    report = validate(args.path, args.mcore_version, env_from(args), oracle=args.oracle,
+    if args.oracle:
+        require_extra("validate --oracle", "oracle", "torch", "megatron.core")
+    report = validate(config_source(args), args.mcore_version, env_from(args), oracle=args.oracle,
                       fmt=args.input_format, te_version=args.te_version)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))

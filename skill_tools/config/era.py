@@ -20,12 +20,13 @@ keys are. :class:`GraphIntent` is the era-neutral meaning of a config's graph se
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Any
 
 from skill_tools.config.model import CanonicalConfig, as_name_list
-from skill_tools.errors import InputError
+from skill_tools.errors import InputError, SkillToolsWarning
 
 #: The newest release each era was checked against; used when nothing is installed.
 DEFAULT_CURRENT = "0.19.2"
@@ -46,6 +47,8 @@ class Era:
     module_values: tuple[str, ...]  # valid entries of modules_key
     has_inference_scope: bool
     te_version: str | None = None
+    #: Set when the version is newer than any release the rules were checked against.
+    note: str | None = None
 
     @property
     def label(self) -> str:
@@ -65,17 +68,22 @@ class Era:
             "modules_key": self.modules_key,
             "module_values": list(self.module_values),
             "has_inference_scope": self.has_inference_scope,
+            **({"note": self.note} if self.note else {}),
         }
 
 
-_VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
+_VERSION_RE = re.compile(r"^\s*v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?![\d])")
+_EXAMPLE = {"--mcore-version": "0.19.2", "--te-version": "2.10"}
 
 
-def parse_version(text: str) -> tuple[int, int, int]:
-    """``"0.19.2"``, ``"0.18"``, ``"0.16.0rc1+abc"`` -> (0, 19, 2), (0, 18, 0), (0, 16, 0)."""
+def parse_version(text: str, flag: str = "--mcore-version") -> tuple[int, int, int]:
+    """``"0.19.2"``, ``"0.18"``, ``"0.16.0rc1+abc"`` -> (0, 19, 2), (0, 18, 0), (0, 16, 0).
+
+    ``flag`` names the argument the text came from, for the error."""
     m = _VERSION_RE.match(str(text))
     if not m:
-        raise InputError("--mcore-version", f"cannot read version {text!r}", hint="expected X.Y or X.Y.Z, e.g. 0.19.2")
+        raise InputError(flag, f"cannot read version {str(text)[:60]!r}",
+                         hint=f"expected X.Y or X.Y.Z, e.g. {_EXAMPLE.get(flag, '1.2.3')}")
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
@@ -131,9 +139,24 @@ def installed_te_version() -> str | None:
 
 
 def resolve_era(override: str | None = None, te_override: str | None = None) -> Era:
-    """``--mcore-version`` if given, else the installed megatron-core, else the newest era."""
+    """``--mcore-version`` if given, else the installed megatron-core, else the newest era.
+
+    A version newer than the newest release the rules were checked against (``DEFAULT_CURRENT``)
+    gets the newest era's rules, with a :class:`NewerVersionWarning` and ``Era.note`` saying so."""
+    if te_override is not None:
+        parse_version(te_override, "--te-version")
     version = override or installed_version("megatron-core") or DEFAULT_CURRENT
-    return era_for(version, te_override or installed_te_version())
+    era = era_for(version, te_override or installed_te_version())
+    if parse_version(version)[:2] > parse_version(DEFAULT_CURRENT)[:2]:
+        note = (f"megatron-core {version} is newer than the newest release these rules were checked "
+                f"against ({DEFAULT_CURRENT}); using the {era.label} era's rules")
+        warnings.warn(NewerVersionWarning(note), stacklevel=2)
+        era = replace(era, note=note)
+    return era
+
+
+class NewerVersionWarning(SkillToolsWarning):
+    """A megatron-core version newer than any the rules were checked against."""
 
 
 # --------------------------------------------------------------------------------------------

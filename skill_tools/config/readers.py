@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from skill_tools.config import flags as flag_tables
+from skill_tools.config import limits
 from skill_tools.config.model import GRAPH_ENV_VARS, SECTIONS, CanonicalConfig, Location, plain
 from skill_tools.errors import InputError
 
@@ -73,7 +74,11 @@ def read_text(text: str, fmt: str | None = None, source: str = "<text>") -> Cano
     fmt = fmt or detect_format(text)
     if fmt not in _READERS:
         raise InputError(source, f"unsupported format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    cfg = _READERS[fmt](text, source)
+    limits.check_brackets(text, source)
+    try:
+        cfg = _READERS[fmt](text, source)
+    except (RecursionError, MemoryError):  # the bounds above keep real input far from this
+        raise InputError(source, f"{fmt} input too deeply nested or too complex to read; not a config") from None
     cfg.source, cfg.fmt = source, fmt
     return cfg
 
@@ -176,6 +181,7 @@ def _from_mapping(data: Any, source: str, fmt: str, lines: Mapping[str, int] | N
     if not isinstance(data, Mapping):
         raise InputError(source, f"expected a mapping of config sections or TransformerConfig fields, got a {type(data).__name__}",
                          line=(lines or {}).get("", None))
+    limits.check_data(data, source)
     data = _untarget(data)
     env = data.pop("env", None) if isinstance(data.get("env"), Mapping) else None
     nested = any(str(k) in SECTIONS for k in data)
@@ -190,23 +196,11 @@ def _from_mapping(data: Any, source: str, fmt: str, lines: Mapping[str, int] | N
     return cfg
 
 
-def _yaml_loader():
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _read_yaml(text: str, source: str) -> CanonicalConfig:
     import yaml
 
-    Loader = _yaml_loader()
     try:
-        loader = Loader(text)
-        try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
+        data, node = limits.load_yaml(text, source)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = (exc.problem or exc.context or "syntax error").strip()
@@ -237,7 +231,7 @@ def _node_lines(node: Any, prefix: str, out: dict[str, int]) -> None:
 
 def _read_json(text: str, source: str) -> CanonicalConfig:
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=lambda digits: _bounded_int(digits, source))
     except json.JSONDecodeError as exc:
         raise InputError(source, f"JSON syntax error: {exc.msg} (column {exc.colno})", line=exc.lineno,
                          hint="fix the JSON at that line") from None
@@ -252,6 +246,11 @@ def _read_json(text: str, source: str) -> CanonicalConfig:
             if line is not None:
                 flat_lines[key] = line
     return _from_mapping(data, source, "json", flat_lines)
+
+
+def _bounded_int(digits: str, source: str) -> int:
+    limits.check_int_digits(digits, source)
+    return int(digits)
 
 
 def _dotted_keys(data: Mapping[str, Any], prefix: str = "") -> Iterable[str]:
@@ -272,8 +271,14 @@ def _read_python(text: str, source: str) -> CanonicalConfig:
     except SyntaxError as exc:
         raise InputError(source, f"Python syntax error: {exc.msg}", line=exc.lineno,
                          hint="the snippet is parsed, never executed; fix the syntax") from None
+    except (MemoryError, RecursionError):
+        raise InputError(source, "Python expression too deeply nested to parse; not a config",
+                         hint="the snippet is parsed, never executed") from None
     cfg = CanonicalConfig(source=source, fmt="python")
     for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
+            raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
+                                     f"(limit {limits.MAX_INT_DIGITS}); not a config value", line=node.lineno)
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is None:
@@ -434,7 +439,7 @@ def scalar(text: str) -> Any:
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
         return t[1:-1]
     if re.fullmatch(r"[-+]?\d+", t):
-        return int(t)
+        return int(t) if len(t) <= limits.MAX_INT_DIGITS else t  # an absurd number stays text
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", t):
         return float(t)
     return t
@@ -672,7 +677,8 @@ def _run_script_implied(cfg: CanonicalConfig) -> None:
         cfg.set("model.recompute_method", "block", implied)
     elif cfg.has("model.recompute_modules") and not cfg.has("model.recompute_granularity"):
         cfg.set("model.recompute_granularity", "selective", implied)
-    if (cfg.get("model.cpu_offloading_num_layers") or 0) > 0:
+    offload = cfg.get("model.cpu_offloading_num_layers")
+    if isinstance(offload, int) and not isinstance(offload, bool) and offload > 0:
         cfg.set("model.cpu_offloading", True, implied)
 
 

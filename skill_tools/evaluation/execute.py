@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import InputError, NoGpuError
+from skill_tools.errors import InputError, MissingExtraError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
@@ -97,6 +97,9 @@ class Executor:
             return {"skipped": self._skip_reason}
         try:
             res = self._megatron_lm(cfg, workload) if self.engine == "megatron-lm" else self._proxy(cfg, workload)
+        except MissingExtraError as exc:
+            self._skip_reason = str(exc)
+            return {"skipped": self._skip_reason}
         except NoGpuError as exc:
             self._skip_reason = f"no GPU on this machine ({exc})"
             return {"skipped": self._skip_reason}

@@ -12,13 +12,15 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from skill_tools.config import limits
 from skill_tools.config.model import CanonicalConfig
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
 MAX_BLOCKS = 100
-MAX_YAML_ALIASES = 20
-MAX_NESTING = 40
+# One set of input bounds for configs and answer fragments (skill_tools.config.limits).
+MAX_YAML_ALIASES = limits.MAX_YAML_ALIASES
+MAX_NESTING = limits.MAX_NESTING
 SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected"  # rejected: screened out
 WORDS = "words"  # origin of a setting stated in plain words: lowest precedence
 
@@ -28,7 +30,6 @@ _DANGER_TEXT = re.compile(
 
 _YAML_TAG = re.compile(r"(?:^|[\s\[\{,:-])(!{1,2}[A-Za-z<][^\s]*)", re.M)
 
-_YAML_ALIAS = re.compile(r"(?:^|[\s\[\{,:-])\*[A-Za-z0-9_-]+", re.M)
 
 _HYDRA_TOKEN = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
@@ -201,7 +202,7 @@ def screen(block: Block) -> Finding | None:
     if len(text) > MAX_BLOCK_CHARS:
         return Finding("limit", f"{block.kind} fragment of {len(text)} characters exceeds {MAX_BLOCK_CHARS}",
                        block.line, _snippet(text))
-    depth = _max_nesting(text)
+    depth = limits.bracket_depth(text)
     if depth > MAX_NESTING:
         return Finding("limit", f"{block.kind} fragment nests {depth} levels deep (limit {MAX_NESTING})",
                        block.line, _snippet(text))
@@ -214,7 +215,7 @@ def screen(block: Block) -> Finding | None:
         if tag:
             return Finding("security", f"YAML tag {tag.group(1)!r} is not allowed in an answer; the block is not read",
                            block.line + text[:tag.start()].count("\n"), _snippet(text, tag.start()))
-        aliases = len(_YAML_ALIAS.findall(text))
+        aliases = limits.yaml_alias_count(text)
         if aliases > MAX_YAML_ALIASES:
             return Finding("limit", f"YAML block uses {aliases} aliases (limit {MAX_YAML_ALIASES}); "
                                     "possible alias bomb, not read", block.line, _snippet(text))
@@ -251,17 +252,6 @@ def _screen_python(block: Block) -> Finding | None:
 
 def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__") and len(name) > 4
-
-
-def _max_nesting(text: str) -> int:
-    depth = best = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in ")]}" and depth:
-            depth -= 1
-    return best
 
 
 def _snippet(text: str, pos: int = 0, width: int = 120) -> str:

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from skill_tools.config import limits
 from skill_tools.errors import InputError
 from skill_tools.evaluation.extract import MAX_ANSWER_CHARS, Finding
 
@@ -145,11 +146,15 @@ def load_tasks(path: str | Path, *, validate_schema: bool = True) -> TaskSet:
     if not p.is_file():
         raise InputError(str(path), "eval task set not found", hint="pass --evals PATH (default evals/evals.json)")
     text = p.read_text(encoding="utf-8", errors="replace")
+    if limits.bracket_depth(text) > limits.MAX_NESTING:
+        raise InputError(str(path), f"JSON nests more than {limits.MAX_NESTING} levels deep; not an eval task set")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise InputError(str(path), f"JSON syntax error: {exc.msg} (column {exc.colno})", line=exc.lineno,
                          hint="fix the JSON at that line and column") from None
+    except ValueError as exc:
+        raise InputError(str(path), str(exc)) from None
     if layout_of(data) is None:
         raise InputError(str(path), f"not an eval task set: top level is {type(data).__name__}"
                          + (f" with keys {', '.join(sorted(map(str, data))[:6])}" if isinstance(data, dict) else ""),
@@ -204,6 +209,12 @@ def _validate(data: Any, source: str) -> None:
                               "skill_tools/schemas/evals.schema.json of the skill-tools package")
 
 
+def _bounded_int(digits: str) -> int:
+    if len(digits) > limits.MAX_INT_DIGITS:
+        raise ValueError(f"integer of {len(digits)} digits (limit {limits.MAX_INT_DIGITS})")
+    return int(digits)
+
+
 def load_answers(path: str | Path) -> list[AnswerRecord]:
     p = Path(path)
     if not p.is_file():
@@ -220,11 +231,21 @@ def load_answers(path: str | Path) -> list[AnswerRecord]:
             text = raw.decode("utf-8", errors="replace").strip()
             if not text or text.startswith("//"):
                 continue
+            depth = limits.bracket_depth(text)
+            if depth > limits.MAX_NESTING:
+                out.append(AnswerRecord(f"<line-{n}>", "unspecified", "", "", n,
+                                        [Finding("limit", f"line {n} nests {depth} levels deep "
+                                                          f"(limit {limits.MAX_NESTING}); not read")]))
+                continue
             try:
-                obj = json.loads(text)
+                obj = json.loads(text, parse_int=_bounded_int)
             except json.JSONDecodeError as exc:
                 raise InputError(str(path), f"not a JSON object: {exc.msg}", line=n,
                                  hint='one object per line: {"id", "answer", "condition", "agent"}') from None
+            except ValueError as exc:  # an integer too long to be a value
+                out.append(AnswerRecord(f"<line-{n}>", "unspecified", "", "", n,
+                                        [Finding("limit", f"line {n}: {exc}; not read")]))
+                continue
             if not isinstance(obj, dict):
                 raise InputError(str(path), "each line must be a JSON object", line=n)
             out.append(_record(obj, n, p))

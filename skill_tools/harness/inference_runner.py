@@ -505,7 +505,9 @@ def write_outputs(result: dict[str, Any], out_dir: Path, stem: str | None = None
         paths.pop("png")
     result["artifacts"] = {k: str(p) for k, p in paths.items()}
     paths["md"].write_text(render_markdown(result))
-    paths["json"].write_text(json.dumps(result, indent=1, default=str) + "\n")
+    from skill_tools.output_file import portable_paths
+
+    paths["json"].write_text(json.dumps(portable_paths(result, out_dir), indent=1, default=str) + "\n")
     return {k: str(p) for k, p in paths.items()}
 
 

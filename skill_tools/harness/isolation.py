@@ -3,7 +3,10 @@
 A CUDA-graph capture can assert, hit an illegal memory access, run out of memory or hang.
 None of that may take the caller down or leave a process behind, so every job runs as
 ``torchrun --nproc-per-node N -m module ...`` in a new session; on timeout the whole tree
-(torchrun starts its workers in sessions of their own) is killed. The log is then classified:
+(torchrun starts its workers in sessions of their own) is killed, and after any exit every
+process that still carries the job's marker variable (``SKILL_TOOLS_JOB``, inherited by each
+descendant, orphans included; the way Jenkins finds a build's strays) is killed too. The process
+tree comes from psutil, whose process handles guard against a reused pid. The log is then classified:
 first by the log parser's failure signatures (``skill_tools.logs.diagnose.diagnose_lines``),
 then by the generic classes below (timeout, OOM, illegal memory access, signal, exit code).
 """
@@ -16,9 +19,17 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
+
+import psutil
+
+#: Environment variable set to a fresh token for each job; every descendant inherits it.
+JOB_MARKER = "SKILL_TOOLS_JOB"
+#: The clock of the timeout (a module attribute so that a test can move it instead of racing it).
+_now = time.monotonic
 
 #: Generic failure classes, checked in order after the log parser's signatures.
 _GENERIC_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -80,32 +91,31 @@ def run_isolated(
     full_env = dict(os.environ)
     full_env.update({k: str(v) for k, v in (env or {}).items()})
     full_env.setdefault("PYTHONUNBUFFERED", "1")
+    token = uuid.uuid4().hex
+    full_env[JOB_MARKER] = token
     cmd = command or torchrun_command(module, args, nproc)
     start = time.monotonic()
     timed_out = False
-    seen: dict[int, str] = {}  # every descendant observed: pid -> start time (guards pid reuse)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=full_env,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         returncode: int | None = None
-        deadline = start + timeout_s
+        deadline = _now() + timeout_s
         while True:
-            _remember(proc.pid, seen)
             try:
-                returncode = proc.wait(timeout=min(0.5, max(0.0, deadline - time.monotonic())))
+                returncode = proc.wait(timeout=min(0.5, max(0.0, deadline - _now())))
                 break
             except subprocess.TimeoutExpired:
-                if time.monotonic() >= deadline:
+                if _now() >= deadline:
                     timed_out = True
-                    _remember(proc.pid, seen)
-                    kill_tree(proc.pid)
+                    kill_tree(proc.pid, marker=token)
                     try:
-                        returncode = proc.wait(timeout=10)
+                        returncode = proc.wait(timeout=60)
                     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
                         returncode = None
                     break
         # Leave nothing behind even after a normal exit (a worker can outlive torchrun).
-        _kill_leftovers(seen)
+        _signal_all(marked(token), signal.SIGKILL)
     wall = time.monotonic() - start
     lines = _read_lines(log_path)
     error_class, evidence = classify(lines, returncode, timed_out, timeout_s)
@@ -212,100 +222,71 @@ def _read_lines(path: Path) -> list[str]:
 
 
 def descendants(root: int) -> list[int]:
-    """All live descendants of ``root`` (Linux /proc), children before grandchildren."""
-    children: dict[int, list[int]] = {}
-    for entry in _proc_entries():
-        ppid = _ppid(entry)
-        if ppid is not None:
-            children.setdefault(ppid, []).append(entry)
-    out: list[int] = []
-    todo = [root]
-    while todo:
-        pid = todo.pop(0)
-        for child in children.get(pid, []):
-            out.append(child)
-            todo.append(child)
+    """All live descendants of ``root``, children before grandchildren."""
+    return [p.pid for p in _descendants(root)]
+
+
+def _descendants(root: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(root).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def marked(token: str) -> list[psutil.Process]:
+    """Live processes (other than this one) whose environment carries ``JOB_MARKER=token``."""
+    out = []
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
+            continue
+        try:
+            if proc.environ().get(JOB_MARKER) == token:
+                out.append(proc)
+        except psutil.Error:  # gone, a zombie, or not ours to read
+            continue
     return out
 
 
-def kill_tree(root: int, *, grace_s: float = 3.0, include_root: bool = True) -> None:
-    """SIGTERM the tree (and each member's process group), wait ``grace_s``, then SIGKILL."""
-    targets = set(descendants(root))
-    if include_root:
-        targets.add(root)
+def kill_tree(root: int, *, grace_s: float = 3.0, include_root: bool = True, marker: str | None = None) -> None:
+    """SIGTERM the tree (each member's process group too) and every process carrying
+    ``marker``, wait up to ``grace_s`` for them to exit, then SIGKILL what is left."""
+    targets = _tree(root, include_root, marker)
     if not targets:
         return
     _signal_all(targets, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_alive(p) for p in targets):
-        time.sleep(0.05)
-    targets |= set(descendants(root))
-    _signal_all(targets, signal.SIGKILL)
+    _, alive = psutil.wait_procs(targets, timeout=grace_s)
+    late = [p for p in _tree(root, include_root, marker) if p not in targets]  # started during the grace
+    _signal_all(alive + late, signal.SIGKILL)
 
 
-def _remember(root: int, seen: dict[int, str]) -> None:
-    for pid in descendants(root):
-        stamp = _start_time(pid)
-        if stamp is not None:
-            seen.setdefault(pid, stamp)
-
-
-def _kill_leftovers(seen: dict[int, str]) -> None:
-    """SIGKILL every remembered descendant that is still the same live process."""
-    for pid, stamp in seen.items():
-        if _start_time(pid) == stamp and _alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-
-
-def _start_time(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
-def _signal_all(pids: Iterable[int], sig: int) -> None:
-    groups = set()
-    for pid in pids:
+def _tree(root: int, include_root: bool, marker: str | None) -> list[psutil.Process]:
+    procs = _descendants(root)
+    if include_root:
         try:
-            groups.add(os.getpgid(pid))
+            procs.insert(0, psutil.Process(root))
+        except psutil.Error:
+            pass
+    if marker:
+        procs += [p for p in marked(marker) if p not in procs]
+    return procs
+
+
+def _signal_all(procs: Iterable[psutil.Process], sig: int) -> None:
+    procs = list(procs)
+    groups = set()
+    for proc in procs:
+        try:
+            groups.add(os.getpgid(proc.pid))
         except OSError:
             pass
     own = os.getpgrp()
+    for proc in procs:
+        try:
+            proc.send_signal(sig)  # psutil refuses a pid that now names another process
+        except psutil.Error:
+            pass
     for pgid in groups - {own}:
         try:
             os.killpg(pgid, sig)
         except OSError:
             pass
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def _proc_entries() -> list[int]:
-    try:
-        return [int(n) for n in os.listdir("/proc") if n.isdigit()]
-    except OSError:  # pragma: no cover - non-Linux
-        return []
-
-
-def _ppid(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return int(fh.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None

@@ -214,7 +214,9 @@ def validate_results(doc: Any) -> list[str]:
 def write_results(doc: dict[str, Any], path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    from skill_tools.output_file import portable_paths
+
+    path.write_text(json.dumps(portable_paths(doc, path.parent), indent=1) + "\n")
     return path
 
 

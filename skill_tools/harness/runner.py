@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import NoGpuError
+from skill_tools.errors import NoGpuError, require_extra
 from skill_tools.harness.isolation import run_isolated
 from skill_tools.harness.results import LOSS_TOLERANCE, build_results
 from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config, with_plan
@@ -36,7 +36,11 @@ WORKER_ENV = {
 
 
 def require_gpu() -> str:
-    """The GPU list from ``nvidia-smi -L``; NoGpuError (exit 2) without one. No torch import."""
+    """The GPU list from ``nvidia-smi -L``; NoGpuError (exit 2) without one. No torch import.
+
+    First MissingExtraError (exit 2) naming the ``gpu`` extra when torch or megatron-core is not
+    installed: the workers run under this interpreter."""
+    require_extra("running on a GPU", "gpu", "torch", "megatron.core")
     smi = shutil.which("nvidia-smi")
     if smi:
         try:
@@ -50,15 +54,21 @@ def require_gpu() -> str:
 
 
 class Progress:
-    """A one-line progress bar on stderr (silent when disabled)."""
+    """Progress on stderr: a one-line bar redrawn with ``\\r`` on a terminal; in a pipe or a log
+    file (where ``\\r`` redraws pile up into one unreadable line) one plain line per finished
+    step. Silent when disabled."""
 
     def __init__(self, total: int, enabled: bool = True, stream=None):
         self.total, self.done, self.enabled = total, 0, enabled
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        try:
+            self.tty = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
 
     def show(self, label: str) -> None:
-        if not self.enabled:
+        if not self.enabled or not self.tty:
             return
         width = 24
         filled = int(width * self.done / max(self.total, 1))
@@ -69,10 +79,14 @@ class Progress:
 
     def step(self, label: str) -> None:
         self.done += 1
+        if self.enabled and not self.tty:
+            self.stream.write(f"[{self.done}/{self.total} {time.monotonic() - self.start:.1f}s] {label}\n")
+            self.stream.flush()
+            return
         self.show(label)
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and self.tty:
             self.stream.write("\n")
             self.stream.flush()
 

@@ -609,7 +609,7 @@ def _delay_te(ctx: Ctx) -> Iterator[dict[str, Any]]:
     from skill_tools.config.era import parse_version
     if te is None:
         yield {"te": "unknown (Transformer Engine not installed here)", "severity": "info", "fix": {}}
-    elif parse_version(te) < (2, 12, 0):
+    elif parse_version(te, "--te-version") < (2, 12, 0):
         yield {"te": te, "fix": {}}
 
 

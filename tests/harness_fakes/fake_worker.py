@@ -7,6 +7,13 @@ import sys
 import time
 
 
+def _write_pid(path: str, pid: int) -> None:
+    """Atomically, so that a reader never sees an empty file."""
+    with open(path + ".tmp", "w") as fh:
+        fh.write(str(pid))
+    os.replace(path + ".tmp", path)
+
+
 def main() -> int:
     mode = sys.argv[1]
     print(f"fake worker start mode={mode}", flush=True)
@@ -23,15 +30,12 @@ def main() -> int:
     if mode == "spawn_hang":
         # A grandchild in its own session: must still be killed.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-        with open(sys.argv[2], "w") as fh:
-            fh.write(str(child.pid))
+        _write_pid(sys.argv[2], child.pid)
         time.sleep(600)
     if mode == "orphan":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-        with open(sys.argv[2], "w") as fh:
-            fh.write(str(child.pid))
-        time.sleep(1.0)
-        return 0
+        _write_pid(sys.argv[2], child.pid)
+        return 0  # at once: the orphan is found by the job's marker, not by a race
     if mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
     return 3
