@@ -62,9 +62,9 @@ du -sh .gpu-bridge/w*
 ls .gpu-bridge/w*/ | grep -c '\.whl$' | xargs echo "wheels:"
 cat <<'EOF'
 staged. On the device, one call per folder (carry .gpu-bridge/wN), back to back:
-  mkdir -p /tmp/bridge-wheels && cp .gpu-bridge/w*/*.whl /tmp/bridge-wheels/
+  mkdir -p "$HOME/bridge-wheels" && cp .gpu-bridge/w*/*.whl "$HOME/bridge-wheels"/
 and in the last call, before the run:
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/bridge-site /tmp/bridge-wheels/*.whl
-  export PYTHONPATH=/tmp/gpu-site:/tmp/bridge-site:$PWD     # /tmp/gpu-site: megatron-core + Transformer Engine
+  python3 -m pip install -q --no-index --no-deps --no-compile --target "$HOME/bridge-site" "$HOME"/bridge-wheels/*.whl
+  export PYTHONPATH=$GPU_SITE:"$HOME/bridge-site":$PWD     # GPU_SITE: where megatron-core + Transformer Engine are installed
   python3 -c "import megatron.bridge.training.pretrain, megatron.bridge.training.gpt_step; print('bridge ok')"
 EOF
