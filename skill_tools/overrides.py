@@ -10,6 +10,7 @@ order (ruamel.yaml); ``write_atomic`` never leaves a partial file.
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,20 @@ def override_values(changes: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _null_spelling_representer():
+    """ruamel's round-trip representer writing None as ``null`` (not an empty value). A subclass,
+    because ``add_representer`` on ruamel's class would change every other YAML writer in the
+    process (card sync's generated files among them)."""
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    class NullSpelled(RoundTripRepresenter):
+        pass
+
+    NullSpelled.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
+    return NullSpelled
+
+
 def rewrite_yaml(text: str, changes: dict[str, Any], source: str = "<yaml>") -> str:
     """Apply ``changes`` to YAML text, keeping comments, key order and the rest untouched."""
     import io
@@ -140,9 +155,9 @@ def rewrite_yaml(text: str, changes: dict[str, Any], source: str = "<yaml>") -> 
     from ruamel.yaml.error import YAMLError
 
     yaml = YAML()
+    yaml.Representer = _null_spelling_representer()  # a subclass: ruamel's own class stays untouched
     yaml.preserve_quotes = True
     yaml.width = 1 << 20  # never re-wrap the user's long lines (e.g. _target_ paths)
-    yaml.representer.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     try:
         doc = yaml.load(text)
     except YAMLError as exc:
