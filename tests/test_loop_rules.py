@@ -61,6 +61,17 @@ def test_dropless_moe_full_iteration_is_an_error_and_drop_and_pad_is_not():
     assert _fired(capacity_only, "0.19.2") == {"full-iteration-dropless-moe"}
 
 
+def test_hybridep_with_rank_capacity_is_upstreams_static_path_and_not_an_error():
+    """0.18+ HybridEP with moe_expert_rank_capacity_factor pre-sizes dispatch without a host sync
+    (token_dispatcher.py l.1158-1171 @core_v0.19.0); the rule must not call it a capture failure."""
+    hybridep = ("--num-experts 8 --moe-router-topk 2 --moe-token-dispatcher-type flex "
+                "--moe-flex-dispatcher-backend hybridep --use-transformer-engine-op-fuser --moe-grouped-gemm")
+    assert _fired(f"{FULL_019} {hybridep} --moe-expert-rank-capacity-factor 1.5", "0.19.2") == set()
+    assert _fired(f"{FULL_019} {hybridep}", "0.19.2") == {"full-iteration-dropless-moe"}
+    deepep = hybridep.replace("hybridep", "deepep")
+    assert _fired(f"{FULL_019} {deepep} --moe-expert-rank-capacity-factor 1.5", "0.19.2") == {"full-iteration-dropless-moe"}
+
+
 def test_the_fix_is_the_scoped_te_graph_that_ran():
     cfg = read_text(f"{FULL_019} {MOE}", "megatron_lm")
     finding = next(f for f in check(cfg, era_for("0.19.2")) if f.rule == "full-iteration-dropless-moe")

@@ -23,12 +23,23 @@ def _scoped(ctx: Ctx, modules: tuple[str, ...]) -> dict[str, Any]:
     return intent_values(GraphIntent(impl="transformer_engine", modules=modules), ctx.era)
 
 
+def _hybridep_static_budget(ctx: Ctx) -> bool:
+    """HybridEP with a per-rank capacity (0.18+) pre-sizes dispatch and skips the host sync
+    (token_dispatcher.py l.1158-1171 @core_v0.19.0, l.1104-1117 @core_v0.18.0); Megatron-LM's guide
+    names it as the way to full-iteration graphs on MoE (cuda_graph.md l.170-182 @core_v0.19.0)."""
+    return (ctx.era.name != "legacy" and ctx.model.get("moe_token_dispatcher_type") == "flex"
+            and ctx.model.get("moe_flex_dispatcher_backend") == "hybridep"
+            and ctx.model.get("moe_expert_rank_capacity_factor") is not None)
+
+
 @check("full-iteration-dropless-moe")
 def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not (_full_iteration(ctx) and ctx.is_moe):
         return
     if ctx.model.get("moe_expert_capacity_factor") is not None and ctx.model.get("moe_pad_expert_input_to_capacity"):
         return  # drop-and-pad: static capacity counts, no host copy
+    if _hybridep_static_budget(ctx):
+        return  # upstream's documented (experimental) full-iteration MoE path; not measured here
     dispatcher = ctx.model.get("moe_token_dispatcher_type") or "allgather"
     yield {"dispatcher": dispatcher, "fix": _scoped(ctx, ("attn", "moe_router", "moe_preprocess"))}
 
