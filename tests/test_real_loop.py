@@ -50,6 +50,32 @@ def mlm_parser():
     return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
 
 
+def _validated_args(monkeypatch, flags: list[str], world_size: int = 1):
+    """Megatron-LM's parse_and_validate_args on ``flags`` (every assert it applies before building
+    the model), with its global state reset before and after."""
+    import megatron.core.num_microbatches_calculator as nmc
+    import megatron.training.global_vars as global_vars
+    from megatron.training.arguments import parse_and_validate_args
+
+    from skill_tools.harness.runner import WORKER_ENV
+
+    for key, value in (("RANK", "0"), ("WORLD_SIZE", str(world_size)), ("LOCAL_RANK", "0"), *WORKER_ENV.items()):
+        monkeypatch.setenv(key, value)
+    # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
+    monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)
+    monkeypatch.setattr("sys.argv", ["pretrain", *flags])
+    global_vars.destroy_global_vars()
+    nmc.destroy_num_microbatches_calculator()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
+        return args, nmc.get_num_microbatches()
+    finally:
+        global_vars.destroy_global_vars()
+        nmc.destroy_num_microbatches_calculator()
+
+
 @pytest.mark.parametrize("workload,name", VARIANTS)
 def test_every_variant_is_accepted_by_megatron_lms_parser(mlm_parser, workload, name):
     args, unknown = mlm_parser.parse_known_args(_flags(workload, name))
@@ -66,22 +92,7 @@ def test_every_variant_is_accepted_by_megatron_lms_parser(mlm_parser, workload, 
                                   "te:attn+mlp"])
 def test_dense_variants_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, name):
     """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
-    import megatron.core.num_microbatches_calculator as nmc
-    import megatron.training.global_vars as global_vars
-    from megatron.training.arguments import parse_and_validate_args
-
-    for key, value in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
-        monkeypatch.setenv(key, value)
-    monkeypatch.setattr("sys.argv", ["pretrain", *_flags("dense", name)])
-    global_vars.destroy_global_vars()
-    nmc.destroy_num_microbatches_calculator()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
-    finally:
-        global_vars.destroy_global_vars()
-        nmc.destroy_num_microbatches_calculator()
+    args, _ = _validated_args(monkeypatch, _flags("dense", name))
     assert args.train_iters == real_loop.train_iters(named_variant(name, engine="megatron-lm"))
 
 
@@ -201,31 +212,11 @@ LAYOUTS = [
 @pytest.mark.parametrize("name", ["full_iteration", "te:attn+mlp"])
 def test_parallel_layouts_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, layout, name):
     """World size, TP, PP and virtual stages as Megatron-LM's validate_args sees them."""
-    import megatron.core.num_microbatches_calculator as nmc
-    import megatron.training.global_vars as global_vars
-    from megatron.training.arguments import parse_and_validate_args
-
     spec = named_variant(name, engine="megatron-lm", **layout)
     assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
                                     tp=spec.tp, pp=spec.pp, vpp_layers=spec.vpp_layers) is None
-    from skill_tools.harness.runner import WORKER_ENV
-
-    for key, value in (("RANK", "0"), ("WORLD_SIZE", str(layout["nproc"])), ("LOCAL_RANK", "0"),
-                       *WORKER_ENV.items()):
-        monkeypatch.setenv(key, value)
-    # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
-    monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)
-    monkeypatch.setattr("sys.argv", ["pretrain", *real_loop.model_flags(spec), *real_loop.graph_flags(spec, CURRENT)])
-    global_vars.destroy_global_vars()
-    nmc.destroy_num_microbatches_calculator()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
-        calculator = nmc.get_num_microbatches()
-    finally:
-        global_vars.destroy_global_vars()
-        nmc.destroy_num_microbatches_calculator()
+    flags = [*real_loop.model_flags(spec), *real_loop.graph_flags(spec, CURRENT)]
+    args, calculator = _validated_args(monkeypatch, flags, layout["nproc"])
     assert (args.tensor_model_parallel_size, args.pipeline_model_parallel_size) == (spec.tp, spec.pp)
     assert args.data_parallel_size == real_loop.data_parallel(spec)
     assert calculator == spec.num_microbatches
@@ -257,3 +248,25 @@ def test_bench_refuses_what_the_validator_rejects_in_the_flags_it_would_run(caps
                  "--run-rejected"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert any("full-iteration-dropless-moe" in n for n in plan["notes"])
+
+
+def test_the_engine_runs_megatron_lms_pretrain_until_megatron_itself_refuses_the_cpu(mlm_parser, tmp_path):
+    """The GPU-side engine end to end on a CPU: its flags parse, Megatron-LM's pretrain() is entered
+    and its own `assert torch.cuda.is_available()` ends the run; the sidecar records that, not a crash."""
+    import subprocess
+    import sys
+
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: the GPU tests run the engine for real")
+    sidecar = tmp_path / "sidecar.json"
+    flags = _flags("dense", "eager")
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+           "MASTER_PORT": "29555"}
+    proc = subprocess.run([sys.executable, "-m", real_loop.ENGINE_MODULE, "--sidecar", str(sidecar), "--", *flags],
+                          capture_output=True, text=True, env=env, timeout=600)
+    state = json.loads(sidecar.read_text())
+    assert proc.returncode == 1 and state["ok"] is False and state["phase"] == "pretrain"
+    assert state["exception"] == "AssertionError: Megatron requires CUDA."
+    assert state["versions"]["megatron_training_from"] == "site-packages"  # a folder name, not a host path

@@ -20,7 +20,6 @@ at teardown, recorded as ``teardown_observed``. The worker record has the shape
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -150,18 +149,9 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, e
     command, overrides = engine_command(spec, era, sidecar_path)
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
                        env={**WORKER_ENV, **(env or {})}, log_path=log_path)
-    sidecar = None
-    if sidecar_path.exists():
-        try:
-            sidecar = json.loads(sidecar_path.read_text())
-        except json.JSONDecodeError:
-            sidecar = None
-    worker = worker_from_log(spec, log_path, sidecar, overrides) if log_path.exists() else None
-    iso_d = iso.to_dict()
-    if iso.ok and (worker is None or not worker.get("ok")):
-        iso_d["error_class"] = "no_result" if worker is None else "worker_error"
-        iso_d["evidence"] = (worker or {}).get("exception") or "the run exited 0 without a complete log"
-    return {"trial": trial, "isolation": iso_d, "worker": worker}
+    worker = (worker_from_log(spec, log_path, real_loop.read_sidecar(sidecar_path), overrides)
+              if log_path.exists() else None)
+    return real_loop.trial_record(trial, iso.to_dict(), log_path, out_dir, worker)
 
 
 def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:

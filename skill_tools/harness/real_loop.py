@@ -302,13 +302,22 @@ def outcome(spec: VariantSpec, trial: int, iso_d: dict[str, Any], log_path: Path
             out_dir: Path, flags: list[str], training: Training) -> dict[str, Any]:
     """{"trial", "isolation", "worker"} from a finished run's log and sidecar (also used to rebuild
     results from committed logs)."""
-    sidecar = None
-    if sidecar_path.exists():
-        try:
-            sidecar = json.loads(sidecar_path.read_text())
-        except json.JSONDecodeError:
-            sidecar = None
-    worker = worker_from_log(spec, log_path, sidecar, flags, training) if log_path.exists() else None
+    worker = (worker_from_log(spec, log_path, read_sidecar(sidecar_path), flags, training)
+              if log_path.exists() else None)
+    return trial_record(trial, iso_d, log_path, out_dir, worker)
+
+
+def read_sidecar(path: Path) -> dict[str, Any] | None:
+    """The engine's sidecar JSON, or None when the run died before writing a readable one."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def trial_record(trial: int, iso_d: dict[str, Any], log_path: Path, out_dir: Path,
+                 worker: dict[str, Any] | None) -> dict[str, Any]:
+    """The runner's per-trial shape; a process that exited 0 without a complete result is a failure."""
     iso_d = dict(iso_d, log_path=log_path.relative_to(out_dir).as_posix())  # relative to the results folder
     if iso_d.get("error_class") is None and (worker is None or not worker.get("ok")):
         iso_d["error_class"] = "no_result" if worker is None else "worker_error"

@@ -28,12 +28,10 @@ from __future__ import annotations
 import argparse
 import atexit
 import sys
-import time
-import traceback
 from pathlib import Path
 from typing import Any
 
-import torch
+import torch  # noqa: F401 - before Transformer Engine, which loads against the torch already imported
 
 from skill_tools.harness.engines import megatron_lm as _shared
 from skill_tools.harness.graph_counter import GraphCounter
@@ -50,40 +48,6 @@ def _graph_settings(cfg: Any) -> dict[str, Any]:
     out["rng.te_rng_tracker"] = getattr(cfg.rng, "te_rng_tracker", None)
     out["rerun_state_machine.check_for_nan_in_loss"] = getattr(cfg.rerun_state_machine, "check_for_nan_in_loss", None)
     return out
-
-
-def _wrap_train_step(profile_from: int | None, profile_steps: int) -> None:
-    """CUDA events and graph replays around each call of Bridge's own ``train_step``."""
-    import megatron.bridge.training.train as train_mod
-    from torch.profiler import ProfilerActivity, profile
-
-    from skill_tools.harness.gpu_profile import busy_ms
-
-    orig = train_mod.train_step
-    events: list[tuple[torch.cuda.Event, torch.cuda.Event, int, int]] = []
-    _STATE["_events"] = events
-    busy: list[float] = []
-
-    def train_step(*args, **kwargs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        replays, captures = GraphCounter.replays, GraphCounter.captures
-        profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
-        if profiled:
-            torch.cuda.synchronize()
-            prof = profile(activities=[ProfilerActivity.CUDA])
-            prof.__enter__()
-        start.record()
-        out = orig(*args, **kwargs)
-        end.record()
-        if profiled:
-            torch.cuda.synchronize()
-            prof.__exit__(None, None, None)
-            busy.append(busy_ms(prof))
-            _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
-        events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
-        return out
-
-    train_mod.train_step = train_step
 
 
 def _watch_teardown() -> None:
@@ -120,9 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     opts = ours.parse_args(argv[:split])
     overrides = argv[split + 1:]
     atexit.register(_shared._write_sidecar, Path(opts.sidecar))
-    t0 = time.perf_counter()
     GraphCounter.install()
-    try:
+
+    def body() -> None:
         _shared._skip_make_when_compiled()
         _STATE["phase"] = "import"
         from megatron.bridge.training.gpt_step import forward_step
@@ -142,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             cfg.model.transformer_layer_spec = local_layer_spec
         cfg = process_config_with_overrides(cfg, cli_overrides=overrides)
         _STATE["graph_config"] = {"after_overrides": _graph_settings(cfg)}
-        _wrap_train_step(opts.profile_from, opts.profile_steps)
+        import megatron.bridge.training.train as train_mod
+
+        _shared.wrap_train_step(train_mod, opts.profile_from, opts.profile_steps)
         _watch_teardown()
         _STATE["phase"] = "pretrain"
         print(f"[engine] bridge: megatron-bridge {_STATE['versions']['megatron_bridge']}, "
@@ -150,19 +116,8 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         pretrain(cfg, forward_step)
         _STATE["graph_config"]["after_pretrain"] = _graph_settings(cfg)
-        _STATE["ok"] = True
-        _STATE["phase"] = "done"
-    except SystemExit as exc:
-        _STATE["exception"] = f"SystemExit: {exc.code}"
-        traceback.print_exc()
-        return int(exc.code) if isinstance(exc.code, int) else 1
-    except Exception as exc:  # the run's failure is data: the runner classifies it from the log
-        _STATE["exception"] = f"{type(exc).__name__}: {exc}"[:2000]
-        traceback.print_exc()
-        return 1
-    finally:
-        _STATE["wall_s"] = round(time.perf_counter() - t0, 3)
-    return 0
+
+    return _shared.run_recorded(body)
 
 
 if __name__ == "__main__":

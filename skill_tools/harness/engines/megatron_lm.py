@@ -228,11 +228,12 @@ def model_provider(pre_process=True, post_process=True, vp_stage=None, config=No
 # --------------------------------------------------------------------------------------------
 
 
-def _wrap_train_step(profile_from: int | None, profile_steps: int) -> None:
-    """Record CUDA events and graph replays around each call of Megatron's own train_step; the
-    calls ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler
-    for the GPU-busy time per step (their logged times carry the profiler's overhead)."""
-    import megatron.training.training as training
+def wrap_train_step(training, profile_from: int | None, profile_steps: int) -> None:
+    """Record CUDA events and graph replays around each call of the framework's own ``train_step``
+    (``training`` is the module whose ``train()`` looks it up at call time: Megatron-LM's
+    ``megatron.training.training`` or Bridge's ``megatron.bridge.training.train``); the calls
+    ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler for the
+    GPU-busy time per step (their logged times carry the profiler's overhead)."""
     from torch.profiler import ProfilerActivity, profile
 
     from skill_tools.harness.gpu_profile import busy_ms
@@ -341,18 +342,20 @@ def main(argv: list[str] | None = None) -> int:
     opts = ours.parse_args(argv[:split])
     sidecar = Path(opts.sidecar)
     atexit.register(_write_sidecar, sidecar)
-    t0 = time.perf_counter()
     GraphCounter.install()
     global _GET_BATCH
     _GET_BATCH = _get_batch_current if _is_current_batch_api() else _get_batch_legacy
     sys.argv = [sys.argv[0], *argv[split + 1:]]
-    try:
+
+    def body() -> None:
         _skip_make_when_compiled()
         from megatron.core.enums import ModelType
         from megatron.training import pretrain
 
         _STATE["versions"] = _versions()
-        _wrap_train_step(opts.profile_from, opts.profile_steps)
+        import megatron.training.training as training
+
+        wrap_train_step(training, opts.profile_from, opts.profile_steps)
         first = next(iter(inspect.signature(pretrain).parameters))
         _STATE["phase"] = "pretrain"
         print(f"[engine] megatron-lm: megatron.training from {_STATE['versions']['megatron_training_from']}, "
@@ -367,9 +370,19 @@ def main(argv: list[str] | None = None) -> int:
         else:  # 0.16-0.17: pretrain parses the args itself
             pretrain(train_valid_test_datasets_provider, model_provider, ModelType.encoder_or_decoder, forward_step,
                      args_defaults={"tokenizer_type": "NullTokenizer"})
+
+    return run_recorded(body)
+
+
+def run_recorded(body) -> int:
+    """Run an engine's ``body`` (the framework's own pretrain) and record how it ended in the
+    sidecar: a failure is data the runner classifies from the log, so nothing escapes as a crash."""
+    t0 = time.perf_counter()
+    try:
+        body()
         _STATE["ok"] = True
         _STATE["phase"] = "done"
-    except SystemExit as exc:  # argparse errors and Megatron's own exits
+    except SystemExit as exc:  # argparse errors and the framework's own exits
         _STATE["exception"] = f"SystemExit: {exc.code}"
         traceback.print_exc()
         return int(exc.code) if isinstance(exc.code, int) else 1
@@ -380,7 +393,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _STATE["wall_s"] = round(time.perf_counter() - t0, 3)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
