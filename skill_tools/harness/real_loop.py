@@ -57,10 +57,15 @@ def locate_training(megatron_lm: str | Path | None, era: Era) -> Training:
                              hint=f"point it at a Megatron-LM checkout of tag {tag} "
                                   f"(git clone -b {tag} https://github.com/NVIDIA/Megatron-LM)")
         return Training("checkout", str(root))
-    if parse_version(era.mcore_version) >= (0, 18, 0) and _wheel_has_training():
-        return Training("wheel", None)
-    raise InputError("--megatron-lm", f"the installed megatron-core {era.mcore_version} has no megatron.training "
-                     "(the wheel ships it from 0.18; 0.16-0.17 wheels have only megatron.core)",
+    if parse_version(era.mcore_version) >= (0, 18, 0):
+        if _wheel_has_training():
+            return Training("wheel", None)
+        raise InputError("--megatron-lm", "megatron.training is not importable here (megatron-core 0.18+ wheels ship "
+                         "it; is megatron-core installed?)",
+                         hint="pip install 'megatron-cuda-graphs-skill[gpu]', or pass --megatron-lm PATH to a "
+                              f"Megatron-LM checkout of tag {tag}")
+    raise InputError("--megatron-lm", f"megatron-core {era.mcore_version} wheels have no megatron.training "
+                     "(0.16-0.17 ship only megatron.core; the wheel has it from 0.18)",
                      hint=f"check out Megatron-LM at tag {tag} and pass --megatron-lm PATH "
                           "(its megatron/training, megatron/legacy and megatron/rl are used)")
 
