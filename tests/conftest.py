@@ -99,3 +99,33 @@ def mlm_dense_run(tmp_path_factory):
 @pytest.fixture(scope="session")
 def mlm_moe_run(tmp_path_factory):
     return _mlm_run(tmp_path_factory, "mlm-moe", "moe", ("eager", "te:attn+moe_router+moe_preprocess"))
+
+
+@functools.lru_cache(maxsize=1)
+def megatron_lm_parser():
+    """(parser, None) with Megatron-LM's own argument parser from the installed megatron-core 0.19
+    wheel, or (None, why not). Built with add_megatron_arguments: no parse_args side effects."""
+    try:
+        import argparse
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from megatron.training.arguments import add_megatron_arguments
+    except Exception as exc:  # noqa: BLE001 - no wheel with megatron.training here
+        return None, f"megatron.training.arguments is not importable here: {exc}"
+    from skill_tools.config.era import era_for, installed_version
+
+    version = installed_version("megatron-core") or "0.0.0"
+    if era_for(version).version_tuple < (0, 19, 0):
+        return None, f"installed megatron-core {version} is not 0.19 (the real-parser checks are for the 0.19 wheel)"
+    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False)), None
+
+
+@pytest.fixture
+def real_mlm():
+    """Megatron-LM's own 0.19 argument parser, or a skip saying why not."""
+    parser, why = megatron_lm_parser()
+    if parser is None:
+        pytest.skip(why)
+    return parser

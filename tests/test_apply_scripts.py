@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import megatron_lm_parser
 
 from skill_tools import api
 from skill_tools.config import cli_tables
@@ -140,22 +141,6 @@ def test_examples_keep_everything_but_the_graph_flags(path, impl, scope, version
     assert again == after
 
 
-def _real_mlm_parser():
-    """The installed wheel's Megatron-LM parser when it is the 0.19 one, else None."""
-    try:
-        import argparse
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from megatron.training.arguments import add_megatron_arguments
-        from skill_tools.config.era import installed_version
-    except Exception:  # noqa: BLE001 - no wheel with megatron.training here
-        return None
-    if era_for(installed_version("megatron-core") or "0.0.0").version_tuple < (0, 19, 0):
-        return None
-    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
-
 
 @pytest.mark.parametrize("version", ["0.16.1", "0.19.2"])
 @pytest.mark.parametrize("impl,scope", REQUESTS)
@@ -170,7 +155,7 @@ def test_edited_scripts_pass_the_real_parsers(path, impl, scope, version):
     if cfg.fmt == "megatron_lm":
         argv = [t for t, _ in cfg.argv]
         assert not cli_tables.parse(cli_tables.megatron_lm(version), argv)
-        real = _real_mlm_parser() if version >= "0.19" else None
+        real = megatron_lm_parser()[0] if version >= "0.19" else None
         if real is not None:
             _, unknown = real.parse_known_args(argv)
             assert not unknown, unknown

@@ -33,22 +33,6 @@ def _flags(workload: str, name: str, era=CURRENT) -> list[str]:
     return real_loop.model_flags(spec) + real_loop.graph_flags(spec, era)
 
 
-@pytest.fixture(scope="module")
-def mlm_parser():
-    """Megatron-LM's own argument parser from the installed megatron-core 0.19 wheel."""
-    pytest.importorskip("torch")
-    import argparse
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from megatron.training.arguments import add_megatron_arguments
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"megatron.training is not importable here: {exc}")
-    if resolve_era(None).version_tuple < (0, 19, 0):
-        pytest.skip("the installed megatron-core is not 0.19")
-    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
-
 
 def _validated_args(monkeypatch, flags: list[str], world_size: int = 1):
     """Megatron-LM's parse_and_validate_args on ``flags`` (every assert it applies before building
@@ -77,8 +61,8 @@ def _validated_args(monkeypatch, flags: list[str], world_size: int = 1):
 
 
 @pytest.mark.parametrize("workload,name", VARIANTS)
-def test_every_variant_is_accepted_by_megatron_lms_parser(mlm_parser, workload, name):
-    args, unknown = mlm_parser.parse_known_args(_flags(workload, name))
+def test_every_variant_is_accepted_by_megatron_lms_parser(real_mlm, workload, name):
+    args, unknown = real_mlm.parse_known_args(_flags(workload, name))
     assert unknown == []
     spec = named_variant(name, engine="megatron-lm", workload=workload)
     assert args.cuda_graph_impl == spec.impl
@@ -90,7 +74,7 @@ def test_every_variant_is_accepted_by_megatron_lms_parser(mlm_parser, workload, 
 
 @pytest.mark.parametrize("name", ["eager", "full_iteration", "full_iteration+optimizer", "local", "te:layer",
                                   "te:attn+mlp"])
-def test_dense_variants_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, name):
+def test_dense_variants_pass_megatron_lms_full_validation(real_mlm, monkeypatch, name):
     """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
     args, _ = _validated_args(monkeypatch, _flags("dense", name))
     assert args.train_iters == real_loop.train_iters(named_variant(name, engine="megatron-lm"))
@@ -210,7 +194,7 @@ LAYOUTS = [
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()))
 @pytest.mark.parametrize("name", ["full_iteration", "te:attn+mlp"])
-def test_parallel_layouts_pass_megatron_lms_full_validation(mlm_parser, monkeypatch, layout, name):
+def test_parallel_layouts_pass_megatron_lms_full_validation(real_mlm, monkeypatch, layout, name):
     """World size, TP, PP and virtual stages as Megatron-LM's validate_args sees them."""
     spec = named_variant(name, engine="megatron-lm", **layout)
     assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
@@ -250,7 +234,7 @@ def test_bench_refuses_what_the_validator_rejects_in_the_flags_it_would_run(caps
     assert any("full-iteration-dropless-moe" in n for n in plan["notes"])
 
 
-def test_the_engine_runs_megatron_lms_pretrain_until_megatron_itself_refuses_the_cpu(mlm_parser, tmp_path):
+def test_the_engine_runs_megatron_lms_pretrain_until_megatron_itself_refuses_the_cpu(real_mlm, tmp_path):
     """The GPU-side engine end to end on a CPU: its flags parse, Megatron-LM's pretrain() is entered
     and its own `assert torch.cuda.is_available()` ends the run; the sidecar records that, not a crash."""
     import subprocess

@@ -82,25 +82,6 @@ def _by_fmt(fmt: str):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def real_mlm():
-    """The installed wheel's Megatron-LM parser (0.19.2), or a skip saying why not."""
-    pytest.importorskip("torch")
-    try:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from megatron.training.arguments import add_megatron_arguments
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"megatron.training.arguments is not importable here: {exc}")
-    from skill_tools.config.era import installed_version
-
-    version = installed_version("megatron-core")
-    if era_for(version).version_tuple < (0, 19, 0):
-        pytest.skip(f"installed megatron-core {version} is not 0.19 (the real-parser check is for the 0.19 wheel)")
-    return add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False))
-
 
 def real_verdict(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
     """None when Megatron-LM's parser accepts ``argv``, else its complaint."""
