@@ -129,3 +129,19 @@ def real_mlm():
     if parser is None:
         pytest.skip(why)
     return parser
+
+
+def assert_captured_and_replayed(run: dict, name: str, *, loss_parity: bool = True) -> dict:
+    """A GPU run's variant ``name`` captured and replayed every step, its eager baseline did neither,
+    and (unless ``loss_parity`` is off) its loss stayed within the results' tolerance of eager."""
+    from skill_tools.harness.results import LOSS_TOLERANCE
+
+    eager, graphed = run["eager"], run[name]
+    assert eager["error_class"] is None, eager["evidence"]
+    assert graphed["error_class"] is None, (graphed["error_class"], graphed["evidence"])
+    assert graphed["captured"] and graphed["graphs_count"] > 0
+    assert graphed["replayed"] and graphed["replays_per_step"] >= 1
+    assert eager["graphs_count"] == 0 and not eager["replayed"]
+    if loss_parity:
+        assert graphed["loss_max_abs_delta"] is not None and graphed["loss_max_abs_delta"] <= LOSS_TOLERANCE
+    return graphed

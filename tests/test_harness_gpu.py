@@ -6,6 +6,7 @@ The runs are session fixtures (tests/conftest.py): one interleaved run per workl
 from __future__ import annotations
 
 import pytest
+from conftest import assert_captured_and_replayed
 
 from skill_tools.harness.results import LOSS_TOLERANCE
 
@@ -13,13 +14,7 @@ pytestmark = pytest.mark.gpu
 
 
 def _assert_graphed_like_eager(run: dict, name: str) -> None:
-    eager, graphed = run["eager"], run[name]
-    assert eager["error_class"] is None, eager["evidence"]
-    assert graphed["error_class"] is None, (graphed["error_class"], graphed["evidence"])
-    assert graphed["captured"] and graphed["graphs_count"] > 0
-    assert graphed["replayed"] and graphed["replays_per_step"] >= 1
-    assert graphed["loss_max_abs_delta"] is not None and graphed["loss_max_abs_delta"] <= LOSS_TOLERANCE
-    assert eager["graphs_count"] == 0 and not eager["replayed"]
+    assert_captured_and_replayed(run, name)
 
 
 @pytest.mark.parametrize("name", ["full_iteration", "te:attn+mlp"])
