@@ -254,3 +254,17 @@ def test_the_engine_runs_megatron_lms_pretrain_until_megatron_itself_refuses_the
     assert proc.returncode == 1 and state["ok"] is False and state["phase"] == "pretrain"
     assert state["exception"] == "AssertionError: Megatron requires CUDA."
     assert state["versions"]["megatron_training_from"] == "site-packages"  # a folder name, not a host path
+
+
+def test_logs_shows_the_capture_lines_of_a_real_run_not_its_argument_dump(capsys):
+    """A captured run leads with its capture messages (near the end of a 1000-line log), not with
+    the legacy enable_cuda_graph=False of Megatron-LM's argument dump; an eager run shows those."""
+    from skill_tools.cli import main
+
+    logs = RESULTS / "2026-12-03-training-megatron-lm-h200-dense-tiny" / "logs"
+    main(["logs", str(logs / "full_iteration-t0.log.gz")])
+    out = capsys.readouterr().out
+    assert "(captured): INFO:megatron.core.full_cuda_graph:CUDA graph capture done for training!!!" in out
+    assert "(disabled)" not in out
+    main(["logs", str(logs / "eager-t0.log.gz")])
+    assert "(disabled): cuda_graph_impl" in capsys.readouterr().out

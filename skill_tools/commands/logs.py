@@ -56,7 +56,7 @@ def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, stea
     verdict = build(log)
     cap = capture.to_dict()
     cap.update(status=verdict.capture_status, summary=verdict.capture_summary,
-               evidence=[e.to_dict() for e in log.evidence.items[:20]])
+               evidence=[e.to_dict() for e in log.evidence.strongest(20)])
     return {
         "source": log.source,
         "format": log.format,
@@ -99,8 +99,12 @@ def _print_summary(s: dict[str, Any], title: str = "") -> None:
             print(f"  capture: {cap['summary']} (also)")
     elif not cap["inference_captures"]:
         print(f"  capture: {cap['summary']}")
-    shown = [e for e in cap.get("evidence", []) if e["kind"] in ("capture-failed", "replayed", "captured",
-                                                                   "capture-started", "disabled")][:3]
+    # The strongest evidence first; "disabled" lines (e.g. a legacy enable_cuda_graph=False in the
+    # argument dump) only when nothing stronger was seen, so a run that captured does not lead with them.
+    strength = ("capture-failed", "replayed", "captured", "capture-started", "disabled")
+    kinds = strength if cap["status"] in ("disabled", "unknown", "mentioned") else strength[:-1]
+    shown = sorted((e for e in cap.get("evidence", []) if e["kind"] in kinds),
+                   key=lambda e: strength.index(e["kind"]))[:3]
     for e in shown:
         print(f"    line {e['line_no']} ({e['kind']}): {e['text'][:160]}")
     if v["hang"] != "unknown" or v["nan"] not in ("no", "unknown"):

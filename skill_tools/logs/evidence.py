@@ -129,6 +129,12 @@ class EvidenceCollector:
         if len(self.items) < MAX_EVIDENCE or kind == "capture-failed" and self.counts[kind] <= 5:
             self.items.append(Evidence(line_no, kind, text.strip()[:300], rank))
 
+    def strongest(self, n: int) -> list["Evidence"]:
+        """Up to ``n`` items, the strongest kinds first kept, returned in line order (a capture near
+        the end of a long log outranks the many mentions before it)."""
+        keep = sorted(self.items, key=lambda e: (-_RANK[e.kind], e.line_no))[:n]
+        return sorted(keep, key=lambda e: e.line_no)
+
     def feed(self, line_no: int, text: str, rank: int | None = None) -> None:
         kind = classify(text)
         if kind is not None:
