@@ -30,7 +30,7 @@ VARIANTS = [("dense", n) for n in ("eager", "full_iteration", "full_iteration+op
 
 def _flags(workload: str, name: str, era=CURRENT) -> list[str]:
     spec = named_variant(name, engine="megatron-lm", workload=workload)
-    return real_loop.model_flags(spec) + real_loop.graph_flags(spec, era)
+    return real_loop.run_flags(spec, era)
 
 
 
@@ -199,7 +199,7 @@ def test_parallel_layouts_pass_megatron_lms_full_validation(real_mlm, monkeypatc
     spec = named_variant(name, engine="megatron-lm", **layout)
     assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
                                     tp=spec.tp, pp=spec.pp, vpp_layers=spec.vpp_layers) is None
-    flags = [*real_loop.model_flags(spec), *real_loop.graph_flags(spec, CURRENT)]
+    flags = real_loop.run_flags(spec, CURRENT)
     args, calculator = _validated_args(monkeypatch, flags, layout["nproc"])
     assert (args.tensor_model_parallel_size, args.pipeline_model_parallel_size) == (spec.tp, spec.pp)
     assert args.data_parallel_size == real_loop.data_parallel(spec)

@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
 
         training = real_loop.locate_training(args.megatron_lm, era)
         run_one = partial(real_loop.run_one, era=era, training=training)
-        flags = {s.name: real_loop.model_flags(s) + real_loop.graph_flags(s, era) for s in specs}
+        flags = {s.name: real_loop.run_flags(s, era) for s in specs}
         as_run = lambda s: real_loop.flags_config(s, era)  # noqa: E731 - judged as the flags it will run
     elif args.engine == "bridge":
         from functools import partial

@@ -158,7 +158,7 @@ class Executor:
                 "training": getattr(self.training, "source", None),
                 "worker": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
                 "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules),
-                              "megatron_lm_flags": real_loop.model_flags(s) + real_loop.graph_flags(s, self.era)}
+                              "megatron_lm_flags": real_loop.run_flags(s, self.era)}
                              for s in variants]}
 
     def _megatron_lm(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
@@ -185,7 +185,7 @@ class Executor:
                 "details": {"graphs_count": v.get("graphs_count"), "step_ms": v.get("step_ms"),
                             "loss_tolerance": LOSS_TOLERANCE, "spec": spec.to_dict(), "env": doc.get("env"),
                             "workload": doc.get("workload"),
-                            "megatron_lm_flags": real_loop.model_flags(spec) + real_loop.graph_flags(spec, self.era)}}
+                            "megatron_lm_flags": real_loop.run_flags(spec, self.era)}}
 
     def _proxy(self, cfg: CanonicalConfig, workload: str):
         fn = self._runner

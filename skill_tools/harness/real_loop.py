@@ -29,8 +29,6 @@ from skill_tools.harness.isolation import run_isolated, torchrun_command
 from skill_tools.harness.spec import VariantSpec
 
 ENGINE_MODULE = "skill_tools.harness.engines.megatron_lm"
-#: Megatron-LM's default ``--cuda-graph-warmup-steps`` (arguments.py, every tag 0.16-0.19).
-GRAPH_WARMUP_STEPS = 3
 
 
 @dataclass(frozen=True)
@@ -186,6 +184,11 @@ def graph_flags(spec: VariantSpec, era: Era) -> list[str]:
     return shlex.split(text.replace("\\\n", " "))
 
 
+def run_flags(spec: VariantSpec, era: Era) -> list[str]:
+    """Everything Megatron-LM is given for one variant: the engine's model flags, then the graph flags."""
+    return model_flags(spec) + graph_flags(spec, era)
+
+
 def _worker_env() -> dict[str, str]:
     """The environment every engine run gets (CUDA_DEVICE_MAX_CONNECTIONS=1 among it: Megatron-LM
     asserts it for TP before Blackwell, arguments.py l.1393-1414 in megatron-core 0.19.2)."""
@@ -199,12 +202,12 @@ def flags_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
     the validator judges the run's own flags, Megatron-LM-only rules included."""
     from skill_tools.config.readers import read_text
 
-    return read_text(shlex.join(model_flags(spec) + graph_flags(spec, era)), "megatron_lm")
+    return read_text(shlex.join(run_flags(spec, era)), "megatron_lm")
 
 
 def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str], list[str]]:
     """(the torchrun command, the Megatron-LM flags it passes)."""
-    flags = model_flags(spec) + graph_flags(spec, era)
+    flags = run_flags(spec, era)
     ours = ["--sidecar", str(sidecar)]
     if spec.profile_steps:
         ours += ["--profile-from", str(first_measured(spec) + spec.steps), "--profile-steps", str(spec.profile_steps)]

@@ -21,7 +21,7 @@ from typing import Any
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
 from skill_tools.harness.isolation import classify
-from skill_tools.harness.real_loop import Training, graph_flags, model_flags, outcome, run_files, workload_record
+from skill_tools.harness.real_loop import Training, outcome, run_files, run_flags, workload_record
 from skill_tools.harness.results import build_results, load_results
 from skill_tools.harness.spec import VariantSpec
 
@@ -78,7 +78,7 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
     by_name: dict[str, list[dict[str, Any]]] = {}
     for spec in specs:
         training = Training("wheel" if era.version_tuple >= (0, 18, 0) else "checkout", None)
-        flags = model_flags(spec) + graph_flags(spec, era)
+        flags = run_flags(spec, era)
         runs = []
         for trial in range(int(old["workload"]["trials"])):
             log = _log(run_dir, spec, trial)

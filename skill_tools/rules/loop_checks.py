@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from skill_tools.config.era import GraphIntent, intent_values
-from skill_tools.rules.checks import Ctx, check
+from skill_tools.rules.checks import Ctx, _drop_pad, check
 
 
 def _full_iteration(ctx: Ctx) -> bool:
@@ -36,7 +36,7 @@ def _hybridep_static_budget(ctx: Ctx) -> bool:
 def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not (_full_iteration(ctx) and ctx.is_moe):
         return
-    if ctx.model.get("moe_expert_capacity_factor") is not None and ctx.model.get("moe_pad_expert_input_to_capacity"):
+    if _drop_pad(ctx):
         return  # drop-and-pad: static capacity counts, no host copy
     if _hybridep_static_budget(ctx):
         return  # upstream's documented (experimental) full-iteration MoE path; not measured here
