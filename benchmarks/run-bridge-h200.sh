@@ -3,14 +3,16 @@
 #
 #   bash benchmarks/run-bridge-h200.sh PHASE OUTDIR
 #
-# PHASE: smoke | dense | moe | all. Each `skill-tools bench --engine bridge` call runs one torchrun
+# PHASE: smoke | dense | moe | droppad | all (TRIALS, default 1: runs are start-up dominated and
+# each one already gives a per-step bootstrap CI). Each `skill-tools bench --engine bridge` call runs one torchrun
 # process per variant and trial (interleaved): Bridge's pretrain() with the variant's Hydra overrides
 # applied by Bridge's process_config_with_overrides, then reads the run's own log (iteration lines,
 # "Deleting CUDA graphs") and the engine's sidecar. Needs on PYTHONPATH: megatron-core 0.18+ and
 # Transformer Engine (their kit), and megatron-bridge 0.6.2 with what its training path imports
 # (benchmarks/stage-bridge-gpu.sh stages them; benchmarks/README.md says how).
 set -uo pipefail
-phase=${1:?phase: smoke|dense|moe|all}
+phase=${1:?phase: smoke|dense|moe|droppad|all}
+trials=${TRIALS:-1}
 out=${2:?output folder}
 mkdir -p "$out"
 st() { python3 -m skill_tools bench --engine bridge --no-progress --timeout 400 "$@"; }
@@ -21,18 +23,21 @@ run_smoke() {
 }
 run_dense() {
   st --workload dense --size tiny --variants eager,te:attn+mlp,full_iteration,full_iteration:local-spelling \
-     --steps 30 --trials 2 --out "$out/dense" --name "$day-training-bridge-h200-dense-tiny"
+     --steps 30 --trials "$trials" --out "$out/dense" --name "$day-training-bridge-h200-dense-tiny"
 }
-run_moe() {
-  st --workload moe --size tiny --variants eager,te:attn+moe_router+moe_preprocess,full_iteration \
-     --steps 20 --trials 1 --out "$out/moe" --name "$day-training-bridge-h200-moe-tiny"
+run_moe() {  # dropless full iteration is refused before GPU time (rule full-iteration-dropless-moe)
+  st --workload moe --size tiny --variants eager,te:attn+moe_router+moe_preprocess \
+     --steps 20 --trials "$trials" --out "$out/moe" --name "$day-training-bridge-h200-moe-tiny"
+}
+run_droppad() {
   st --workload moe_droppad --size tiny --variants eager,te:moe,full_iteration:local-spelling \
-     --steps 20 --trials 1 --out "$out/moe_droppad" --name "$day-training-bridge-h200-moe_droppad-tiny"
+     --steps 20 --trials "$trials" --out "$out/moe_droppad" --name "$day-training-bridge-h200-moe_droppad-tiny"
 }
 case "$phase" in
   smoke) run_smoke ;;
   dense) run_dense ;;
   moe) run_moe ;;
-  all) run_smoke; run_dense; run_moe ;;
+  droppad) run_droppad ;;
+  all) run_smoke; run_dense; run_moe; run_droppad ;;
   *) echo "unknown phase $phase" >&2; exit 2 ;;
 esac

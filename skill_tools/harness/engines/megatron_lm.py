@@ -298,7 +298,9 @@ def _versions() -> dict[str, Any]:
         "gpu": props.name if props else None,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
-        "megatron_core": getattr(megatron.core, "__version__", None) or version("megatron-core"),
+        # The distribution's version: megatron.core.__version__ appends the git sha of the working
+        # directory's repository when there is one (megatron/core/package_info.py), i.e. ours.
+        "megatron_core": version("megatron-core", "megatron_core") or getattr(megatron.core, "__version__", None),
         # The folder name only (a site-packages folder or a checkout): results carry no host paths.
         "megatron_training_from": Path(megatron.training.__file__).parent.parent.parent.name,
         "driver": driver_version(),
