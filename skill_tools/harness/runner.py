@@ -49,8 +49,9 @@ def require_gpu() -> str:
                 return out.stdout.strip()
         except (OSError, subprocess.SubprocessError):
             pass
-    raise NoGpuError("no CUDA GPU on this machine (nvidia-smi finds none); bench and precheck run "
-                     "proxies on a GPU: run them on a GPU host, or print the Bridge commands with --bridge-cmd")
+    raise NoGpuError("no CUDA GPU on this machine (nvidia-smi finds none); bench and precheck train "
+                     "on a GPU: run them on a GPU host, see what would run with --dry-run, or print the Bridge "
+                     "commands with --bridge-cmd")
 
 
 class Progress:
