@@ -65,10 +65,42 @@ def test_old_mamba_is_refused_and_new_enough_builds():
 
 def test_gated_delta_net_and_fp32_residual_on_the_local_spec_are_refused():
     gdn = IW.Workload("g", "hybrid", "hybrid", 2, 256, 16, 512, pattern="G*")
-    assert any("GDN does not support inference" in r for r in IW.unavailable(gdn, _have({"transformer-engine": "2"})))
+    reasons = IW.unavailable(gdn, _have({"transformer-engine": "2"}))
+    assert any("GDN does not currently support dynamic inference batching." in r for r in reasons)
     local = IW.Workload("f", "gpt", "local", 2, 256, 8, 512, config={"fp32_residual_connection": True})
     (reason,) = IW.unavailable(local, _have({}))
     assert "expected m1 and m2 to have the same dtype" in reason and "TE spec" in reason
+
+
+@pytest.mark.parametrize("name, refused", [("tiny-fp32-residual", True), ("tiny-hybrid", True),
+                                           ("tiny-hybrid-moe", False), ("tiny-moe-shared", False)])
+def test_fp32_residual_into_te_fused_layernorm_linear_is_refused_on_0_19(name, refused):
+    """megatron-core <= 0.19 feeds the fp32 stream uncast into TELayerNormColumnParallelLinear; TE
+    raises outside autocast. Mamba ('M') and MoE ('E') layers cast first; attention ('*') does not."""
+    have = {"transformer-engine": "2.20.2", "einops": "0.8", "causal-conv1d": "1.5.3.post1",
+            "mamba-ssm": "2.3.2.post1", "megatron-core": "0.19.2"}
+    reasons = IW.unavailable(IW.WORKLOADS[name], _have(have))
+    assert any("Data types for parameters must match" in r and "7a76dff" in r for r in reasons) is refused
+    assert IW.unavailable(IW.WORKLOADS[name], _have({**have, "megatron-core": "0.20.0rc1"})) == []
+    mamba_moe = IW.Workload("m", "hybrid", "hybrid", 2, 256, 16, 512, pattern="ME",
+                            config={"fp32_residual_connection": True})
+    assert IW.unavailable(mamba_moe, _have(have)) == []
+
+
+def test_te_layernorm_linear_of_the_installed_megatron_core_does_not_cast_its_input():
+    """The refusal rests on this source: no dtype guard before TE's forward at 0.19.x (PR #6272 adds
+    `if x.dtype != self.layer_norm_weight.dtype` after core_v0.19.0)."""
+    import importlib.metadata
+    import importlib.util
+    import pathlib
+
+    if IW._minor(importlib.metadata.version("megatron-core")) > (0, 19):
+        pytest.skip("a newer megatron-core")
+    src = pathlib.Path(importlib.util.find_spec("megatron.core").submodule_search_locations[0],
+                       "extensions", "transformer_engine.py").read_text()
+    body = src.split("class TELayerNormColumnParallelLinear", 1)[1].split("\n    def forward(self, x):", 1)[1]
+    body = body.split("\n    def ", 1)[0]
+    assert "super().forward(x" in body and "layer_norm_weight.dtype" not in body and ".to(" not in body
 
 
 def test_fp32_residual_on_the_local_spec_really_fails_in_megatron_core(tmp_path):

@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from skill_tools.rules.catalog import LEVELS, SEVERITIES, load
+from skill_tools.rules import engine  # noqa: F401 - imports every module that registers checks
 from skill_tools.rules.checks import CHECKS
 
 

@@ -37,6 +37,12 @@ TE_REQUIREMENT = (("transformer_engine", "transformer-engine", None, "megatron/c
 
 #: Layer symbols that need recurrent-state kernels (megatron/core/models/hybrid/hybrid_layer_allocation.py:17-18).
 MAMBA_SYMBOL, GDN_SYMBOL = "M", "G"
+#: Hybrid layer symbols whose first module is TE's fused LayerNorm+Linear fed the residual stream as
+#: it is: attention (linear_qkv), gated delta net (in_proj) and MLP (linear_fc1) are TransformerLayers
+#: with an IdentityOp norm in front (megatron/core/models/hybrid/hybrid_layer_specs.py:105-133,
+#: 197-205 @core_v0.19.0). Mamba layers cast to params_dtype first (megatron/core/ssm/mamba_layer.py:147-152)
+#: and MoE layers normalise with TENorm, which casts to its weight dtype, so "M" and "E" are not listed.
+FUSED_NORM_SYMBOLS = "*G-"
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,20 @@ def _installed(module: str, dist: str) -> str | None:
         return "unknown"
 
 
+def _minor(version: str) -> tuple[int, int] | None:
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _fp32_residual_meets_te_fused_norm(w: Workload) -> bool:
+    """Whether an fp32 residual stream reaches a TE fused LayerNorm+Linear uncast (see FUSED_NORM_SYMBOLS)."""
+    if not w.config.get("fp32_residual_connection"):
+        return False
+    if w.layer_spec == "te":  # GPT TE spec: linear_qkv is TELayerNormColumnParallelLinear (gpt_layer_specs.py:324)
+        return True
+    return w.layer_spec == "hybrid" and any(s in (w.pattern or "") for s in FUSED_NORM_SYMBOLS)
+
+
 def unavailable(w: Workload, installed: Callable[[str, str], str | None] = _installed) -> list[str]:
     """Why the installed packages cannot build ``w`` (empty when they can); one line per gap,
     each naming the package, the version needed and the megatron-core line that needs it."""
@@ -140,12 +160,24 @@ def unavailable(w: Workload, installed: Callable[[str, str], str | None] = _inst
                    "(megatron/core/transformer/transformer_layer.py:653), torch's RMSNorm/LayerNorm keeps "
                    "fp32 with bf16 weights (megatron/core/transformer/torch_norm.py:57-63) and the local "
                    "ColumnParallelLinear then multiplies fp32 by bf16: 'expected m1 and m2 to have the same "
-                   "dtype' (megatron/core/tensor_parallel/layers.py:576, megatron-core 0.19.2); use the TE spec "
-                   "(TELayerNormColumnParallelLinear), as the tiny-fp32-residual workload does")
+                   "dtype' (megatron/core/tensor_parallel/layers.py:576, megatron-core 0.19.2); the TE spec "
+                   "(TELayerNormColumnParallelLinear) takes it only where megatron-core casts its input (after "
+                   "core_v0.19.0, Megatron-LM PR #6272)")
+    if _fp32_residual_meets_te_fused_norm(w):
+        mcore = installed("megatron.core", "megatron-core")
+        if mcore and _minor(mcore) is not None and _minor(mcore) <= (0, 19):
+            out.append(f"fp32_residual_connection with TE's fused LayerNorm+Linear on megatron-core {mcore}: the "
+                       "fp32 stream (embeddings cast at megatron/core/models/common/embeddings/"
+                       "language_model_embedding.py:135-136) reaches TELayerNormColumnParallelLinear, which does not "
+                       "cast it (megatron/core/extensions/transformer_engine.py:1328-1336 @core_v0.19.0), and TE refuses "
+                       "bf16 parameters outside torch.autocast: 'Data types for parameters must match when outside of "
+                       "autocasted region' (transformer_engine/pytorch/module/base.py set_activation_dtype); "
+                       "Megatron-LM main casts the input since commit 7a76dff (PR #6272), after core_v0.19.0")
     if w.pattern and GDN_SYMBOL in w.pattern:
         out.append("gated-delta-net layers have no inference path in megatron-core 0.19.2: GatedDeltaNet.forward "
-                   "raises NotImplementedError('GDN does not support inference for now') for any inference "
-                   "context (megatron/core/ssm/gated_delta_net/gdn.py:87-93)")
+                   "asserts static batching ('GDN does not currently support dynamic inference batching.', what the "
+                   "dynamic engine hits) and then raises NotImplementedError('GDN does not support inference for "
+                   "now.') for any inference context (megatron/core/ssm/gated_delta_net/gdn.py:87-93)")
     for module, dist, minimum, source in requirements(w):
         have = installed(module, dist)
         if have is None:

@@ -12,7 +12,7 @@ from typing import Any
 from skill_tools.config.era import Era, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.rules import catalog as catalog_mod
-from skill_tools.rules import cli_checks, key_checks, loop_checks  # noqa: F401 - register their checks
+from skill_tools.rules import cli_checks, key_checks, loop_checks, model_class_checks  # noqa: F401 - register their checks
 from skill_tools.rules.checks import CHECKS, Ctx
 from skill_tools.rules.mcore_sim import simulate
 
