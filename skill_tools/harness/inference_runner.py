@@ -605,7 +605,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
                  if SAME_SHAPE_EAGER in runs else ""))
         return EXIT_OK
     reasons = IW.unavailable(IW.WORKLOADS[workload])
-    if reasons:  # the worker would refuse the same way; no GPU process is spent on it
+    run_refused = bool(getattr(args, "run_refused", False))
+    if reasons and run_refused:
+        print("[bench inference] --run-refused: running despite: " + "; ".join(reasons), file=sys.stderr)
+    elif reasons:  # the worker would refuse the same way; no GPU process is spent on it
         spec = IW.WORKLOADS[workload]
         return report_unavailable(args, {"unavailable": reasons, "env": {},
                                          "workload": {**spec.to_dict(), "about": spec.about}}, out_dir)
@@ -618,6 +621,7 @@ def run_inference_bench(args: argparse.Namespace) -> int:
         out_json = work / f"inference-{workload}-{scope}.json"
         log_path = work / f"inference-{workload}-{scope}.log"
         argv = worker_args(scope, batch_sizes, decode_tokens, trials, warmup, workload, out_json)
+        argv += ["--run-refused"] if run_refused else []
         status = run_variant(scope, argv, log_path, timeout_s)
         if status["ok"] and out_json.exists():
             data = json.loads(out_json.read_text())
@@ -682,6 +686,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(token parity at natural shapes), e.g. block")
     parser.add_argument("--batch-invariant-only", action="store_true",
                         help="run only the batch-invariant runs (a second pass beside the plain scopes)")
+    parser.add_argument("--run-refused", action="store_true",
+                        help="run a workload this machine's checks refuse (e.g. one the installed megatron-core "
+                             "cannot build), to observe and record how it fails")
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--json", action="store_true")
 

@@ -466,7 +466,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.prompt_len:
         spec = IW.Workload(**{**spec.__dict__, "prompt_len": args.prompt_len})
     reasons = IW.unavailable(spec)
-    if reasons:
+    if reasons and not args.run_refused:
         return unavailable_result(args, spec, reasons)
     attention_impl = install_attention(args.attention)
     if args.batch_invariant:
@@ -565,6 +565,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch-invariant", action="store_true",
                    help="run under megatron-core's batch_invariant_mode (parity at natural shapes)")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--run-refused", action="store_true", help="build the workload even where unavailable() refuses it")
     p.add_argument("--out", required=True, help="JSON file to write")
     return p.parse_args(argv)
 
