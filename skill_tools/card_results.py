@@ -124,6 +124,11 @@ def load_results(root: Path) -> tuple[list[ResultsFile], list[dict[str, str]]]:
             skipped.append({"path": rel, "reason": "neither a harness result (kind training/inference), "
                                                    "an eval scoring report nor a helper speed benchmark"})
             continue
+        if kind in KINDS and data.get("status") in ("unavailable", "failed") and not data.get("variants"):
+            # a workload that could not be built, or whose eager baseline failed: evidence, no numbers
+            why = (data.get("unavailable") or [f.get("error_class") for f in data.get("failures") or []] or ["?"])[0]
+            skipped.append({"path": rel, "reason": f"{data['status']}, nothing measured: {why}"})
+            continue
         if kind in KINDS:
             _require_variants(rel, data)
         files.append(ResultsFile(rel, kind, data))

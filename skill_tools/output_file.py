@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -131,6 +132,18 @@ def portable(value: str, folder: Path) -> str:
     except ValueError:  # another drive (Windows)
         rel = os.pardir
     return rel if rel != os.pardir and not rel.startswith(os.pardir + os.sep) else Path(value).name
+
+
+#: An absolute folder in front of an installed package's own folder (``/x/y/site-packages/megatron/...``,
+#: ``/tmp/gpu-site/transformer_engine/...``): where the packages lived on the machine that ran it.
+_SITE_PREFIX = re.compile(r"(?<![\w.~:/-])(?:/[\w.+-]+)+/(?=(?:megatron|transformer_engine|torch|triton|skill_tools|apex)/)")
+
+
+def scrub_site_paths(text: str) -> str:
+    """``text`` (an error line, a traceback tail) with the install folders of packages replaced by
+    ``<site-packages>/``: the package-relative part says where an error was raised; the folder in
+    front of it only names the machine."""
+    return _SITE_PREFIX.sub("<site-packages>/", text)
 
 
 def portable_paths(doc, folder: Path):

@@ -20,6 +20,7 @@ at teardown, recorded as ``teardown_observed``. The worker record has the shape
 
 from __future__ import annotations
 
+import gzip
 import re
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,9 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
     """The per-run record the results aggregation reads (the megatron-lm engine's shape)."""
     training = real_loop.Training("bridge", None)
     record = real_loop.worker_from_log(spec, log_path, sidecar, overrides, training)
-    text = log_path.read_text(encoding="utf-8", errors="replace")
+    opener = gzip.open if log_path.suffix == ".gz" else open  # committed logs are gzipped
+    with opener(log_path, "rt", encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
     side = sidecar or {}
     record.update({
         "engine": "bridge", "megatron_training": None, "megatron_training_path": None,

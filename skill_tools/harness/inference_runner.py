@@ -24,6 +24,7 @@ from skill_tools.harness import inference_parity as P
 from skill_tools.harness import inference_workloads as IW
 from skill_tools.harness.results import driver_version
 from skill_tools.stats import ratio_ci, summarize
+from skill_tools.output_file import portable_paths, scrub_site_paths
 
 SCHEMA_VERSION = 1
 WORKER = "skill_tools.harness.inference_worker"
@@ -505,9 +506,8 @@ def write_outputs(result: dict[str, Any], out_dir: Path, stem: str | None = None
         paths.pop("png")
     result["artifacts"] = {k: str(p) for k, p in paths.items()}
     paths["md"].write_text(render_markdown(result))
-    from skill_tools.output_file import portable_paths
-
-    paths["json"].write_text(json.dumps(portable_paths(result, out_dir), indent=1, default=str) + "\n")
+    doc = {**result, "failures": [_portable_failure(f, out_dir) for f in result.get("failures", [])]}
+    paths["json"].write_text(json.dumps(portable_paths(doc, out_dir), indent=1, default=str) + "\n")
     return {k: str(p) for k, p in paths.items()}
 
 
@@ -553,11 +553,21 @@ def write_failed(args: argparse.Namespace, workload: str, failures: list[dict[st
     date = _get(args, "date", _dt.date.today().isoformat())
     doc = {"schema_version": SCHEMA_VERSION, "kind": "inference", "date": date, "status": "failed",
            "env": environment({}), "workload": IW.WORKLOADS[workload].to_dict(), "variants": [],
-           "failures": failures, "notes": []}
+           "failures": [_portable_failure(f, out_dir) for f in failures], "notes": []}
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_stem(args, workload, date)}.json"
     path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     return path
+
+
+def _portable_failure(failure: dict[str, Any], out_dir: Path) -> dict[str, Any]:
+    """A failure record with its log path relative to the results folder and install folders of
+    packages in its evidence replaced (results files name no machine)."""
+    out = portable_paths(failure, out_dir)
+    for key in ("evidence", "tail"):
+        if isinstance(out.get(key), str):
+            out[key] = scrub_site_paths(out[key])
+    return out
 
 
 def run_inference_bench(args: argparse.Namespace) -> int:
@@ -699,6 +709,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m skill_tools.harness.inference_runner",
                                      description="eager vs layer- vs block-scoped inference CUDA graphs")
     add_arguments(parser)
+    # `skill-tools bench` has its own --name (commands/bench.py); the module entry point takes it here
+    parser.add_argument("--name", help="results file stem (default: <date>-inference-[<workload>-]<gpu>)")
     args = parser.parse_args(argv)
     try:
         return run_inference_bench(args)

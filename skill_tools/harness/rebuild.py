@@ -1,12 +1,12 @@
-"""Rebuild an engine ``megatron-lm`` results file from the run's own logs and sidecars.
+"""Rebuild an engine ``megatron-lm`` or ``bridge`` results file from the run's own logs and sidecars.
 
-The numbers of a Megatron-LM run live in its log (iteration lines, capture messages, failure
+The numbers of a Megatron-LM (or Megatron Bridge) run live in its log (iteration lines, capture messages, failure
 text) and in the sidecar the engine wrote next to it (CUDA-event times, graph counters, peak
 memory). The results JSON is derived from those two, so it can be derived again, on any machine
 and without a GPU, when the log reader or the aggregation improves, or to check that a committed
 results file really follows from the committed logs. Nothing is re-measured.
 
-Layout read (what ``skill-tools bench --engine megatron-lm --out DIR`` writes)::
+Layout read (what ``skill-tools bench --engine megatron-lm|bridge --out DIR`` writes)::
 
     RUN_DIR/logs/<variant slug>-t<trial>.log[.gz]
     RUN_DIR/raw/<variant slug>-t<trial>.sidecar.json
@@ -21,18 +21,24 @@ from typing import Any
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
 from skill_tools.harness.isolation import classify
-from skill_tools.harness.real_loop import Training, outcome, run_files, run_flags, workload_record
+from skill_tools.harness import bridge_loop
+from skill_tools.harness.real_loop import (Training, outcome, read_sidecar, run_files, run_flags, trial_record,
+                                           workload_record)
 from skill_tools.harness.results import build_results, load_results
 from skill_tools.harness.spec import VariantSpec
 
 
+#: Engines whose results are derived from the run's own log (the proxy measures in-process).
+ENGINES = ("megatron-lm", "bridge")
+
+
 def _specs(doc: dict[str, Any]) -> list[VariantSpec]:
     wl = doc.get("workload") or {}
-    if wl.get("engine") != "megatron-lm":
+    if wl.get("engine") not in ENGINES:
         raise InputError("--rebuild", f"results of engine {wl.get('engine') or 'proxy'!r} cannot be rebuilt from logs",
-                         hint="only engine megatron-lm results are derived from the run's own log")
+                         hint="only engine megatron-lm and bridge results are derived from the run's own log")
     first = int(wl["warmup_steps"]) + 1 + int(wl["settle_steps"])
-    common = dict(engine="megatron-lm", workload=wl["workload"], size=wl["size"], steps=int(wl["steps"]),
+    common = dict(engine=wl["engine"], workload=wl["workload"], size=wl["size"], steps=int(wl["steps"]),
                   warmup_steps=int(wl["warmup_steps"]), settle_steps=int(wl["settle_steps"]),
                   profile_steps=int(wl["train_iters"]) - first - int(wl["steps"]), nproc=int(wl.get("nproc", 1)),
                   tp=int(wl.get("tp", 1)), pp=int(wl.get("pp", 1)), vpp_layers=wl.get("vpp_layers"),
@@ -76,9 +82,11 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
     era = resolve_era(old.get("env", {}).get("megatron_core") or None)
     old_trials = {v["name"]: {t["trial"]: t for t in v.get("trials", [])} for v in old["variants"]}
     by_name: dict[str, list[dict[str, Any]]] = {}
+    bridge = specs[0].engine == "bridge"
     for spec in specs:
         training = Training("wheel" if era.version_tuple >= (0, 18, 0) else "checkout", None)
-        flags = run_flags(spec, era)
+        flags = (bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, era)) if bridge \
+            else run_flags(spec, era)
         runs = []
         for trial in range(int(old["workload"]["trials"])):
             log = _log(run_dir, spec, trial)
@@ -89,11 +97,15 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
             error_class, evidence = classify(_lines(log), returncode, timed_out=False)
             iso = {"returncode": returncode, "timed_out": False, "wall_s": before.get("wall_s"),
                    "error_class": error_class, "evidence": evidence}
-            runs.append(outcome(spec, trial, iso, log, run_files(spec, trial, run_dir)[1], run_dir.parent,
-                                flags, training))
+            sidecar = run_files(spec, trial, run_dir)[1]
+            if bridge:
+                worker = bridge_loop.worker_from_log(spec, log, read_sidecar(sidecar), flags)
+                runs.append(trial_record(trial, iso, log, run_dir.parent, worker))
+            else:
+                runs.append(outcome(spec, trial, iso, log, sidecar, run_dir.parent, flags, training))
         by_name[spec.name] = runs
-    doc = build_results([s.to_dict() for s in specs], by_name,
-                        workload=workload_record(specs[0], int(old["workload"]["trials"])), date=old.get("date"))
+    record = (bridge_loop.workload_record if bridge else workload_record)(specs[0], int(old["workload"]["trials"]))
+    doc = build_results([s.to_dict() for s in specs], by_name, workload=record, date=old.get("date"))
     if old.get("notes"):
         doc["notes"] = old["notes"]
     doc["rebuilt_from_logs"] = True

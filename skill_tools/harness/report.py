@@ -25,9 +25,11 @@ def _speedup(v: dict[str, Any]) -> str:
 
 
 def _subject(wl: dict[str, Any]) -> str:
-    """What ran: Megatron-LM's own loop on a model of a given size, or the proxy loop."""
+    """What ran: Megatron-LM's or Megatron Bridge's own loop on a model of a given size, or the proxy loop."""
     if wl.get("engine") == "megatron-lm":
         return f"{wl.get('workload', '?')} GPT through Megatron-LM's pretrain()"
+    if wl.get("engine") == "bridge":
+        return f"{wl.get('workload', '?')} GPT through Megatron Bridge's pretrain()"
     return f"{wl.get('workload', '?')} proxy"
 
 

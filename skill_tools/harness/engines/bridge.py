@@ -60,7 +60,9 @@ def _watch_teardown() -> None:
     def _delete_cuda_graphs(cuda_graph_helper):
         _STATE["teardown"] = {
             "called": True,
-            "full_iteration_graph_present": "training" in getattr(FullCudaGraphWrapper, "cuda_graph", {}),
+            # the class dict always holds the key ({'training': None, ...}, full_cuda_graph.py l.142 @core_v0.19.0)
+            "full_iteration_graph_present": (getattr(FullCudaGraphWrapper, "cuda_graph", None) or {}).get("training")
+            is not None,
             "te_helper": type(cuda_graph_helper).__name__ if cuda_graph_helper is not None else None,
             "te_graphs_created": bool(cuda_graph_helper is not None and cuda_graph_helper.graphs_created()),
         }
