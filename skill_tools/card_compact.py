@@ -140,8 +140,10 @@ def _training_variant(v: dict[str, Any]) -> str:
         return f"{status}, {med:.2f} ms/step" if med is not None else status
     if status in ("failed", "not_captured"):
         return f"{status}: {v.get('error_class') or 'no graph captured'}"
+    # The common case says least: a success with loss equal to eager is only its speedup.
     delta = rounded(v.get("loss_max_abs_delta"), 6)
-    return f"{_speedup(v)}, Δloss {delta if delta is not None else 'n/a'}, {status}"
+    text = _speedup(v) if delta == 0 else f"{_speedup(v)}, Δloss {delta if delta is not None else 'n/a'}"
+    return text if status == "success" else f"{text}, {status}"
 
 
 def _failed_run(variants: list[dict[str, Any]]) -> dict[str, str] | None:
@@ -187,11 +189,11 @@ def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
             continue
         entry: dict[str, Any] = {"model": _workload(f.data),
                                  "task": "pretrain" if f.kind == "training" else "inference_decode"}
-        if f.engine:
-            entry["engine"] = f.engine
         entry["gpu"] = str(f.env.get("gpu") or "not recorded")
-        if f.kind == "training" and f.env.get("megatron_core"):
-            entry["megatron_core"] = str(f.env["megatron_core"])
+        if f.engine or (f.kind == "training" and f.env.get("megatron_core")):
+            # one line: the loop that ran and the megatron-core it ran on
+            mcore = f" on megatron-core {f.env['megatron_core']}" if f.env.get("megatron_core") else ""
+            entry["engine"] = f"{f.engine or 'proxy'}{mcore}"
         base = None
         if f.kind == "training":
             base = next((v for v in f.data["variants"] if variant_status(v, "training") == "baseline"), None)

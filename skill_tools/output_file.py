@@ -135,7 +135,7 @@ def portable(value: str, folder: Path) -> str:
 
 
 #: An absolute folder in front of an installed package's own folder (``/x/y/site-packages/megatron/...``,
-#: ``/tmp/gpu-site/transformer_engine/...``): where the packages lived on the machine that ran it.
+#: ``<install dir>/transformer_engine/...``): where the packages lived on the machine that ran it.
 _SITE_PREFIX = re.compile(r"(?<![\w.~:/-])(?:/[\w.+-]+)+/(?=(?:megatron|transformer_engine|torch|triton|skill_tools|apex)/)")
 
 

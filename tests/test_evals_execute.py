@@ -161,3 +161,45 @@ def test_dry_run_json_lists_the_exact_megatron_lm_flags(tmp_path, monkeypatch, c
     assert "--no-check-for-nan-in-loss-and-grad" in full_flags
     assert "refused" in refused["plan"] and refused["refused_by"].startswith("answer")
     assert not (tmp_path / "c").exists()  # nothing ran, nothing cached
+
+
+# --------------------------------------------------------------------------------------------
+# engine bridge: the answer's graph settings as the Hydra overrides Bridge's pretrain() is handed
+# --------------------------------------------------------------------------------------------
+
+FULL_ITER_BRIDGE = ("In Bridge set `model.cuda_graph_impl=full_iteration`, `rng.te_rng_tracker=true`, "
+                    "`model.use_te_rng_tracker=true` and `rerun_state_machine.check_for_nan_in_loss=false`.")
+
+
+def test_bridge_engine_runs_the_answer_as_bridge_overrides(taskset, tmp_path):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    run = FakeRun()
+    ex = Executor(tmp_path, engine="bridge", era=ERA, run=run)
+    recs = [AnswerRecord("full-iteration-current", "with_skill", "t", FULL_ITER_BRIDGE, 1)]
+    a = score_all(taskset, recs, executor=ex)["answers"][0]
+    assert [s.engine for s in run.specs] == ["bridge", "bridge"] and run.specs[1].impl == "full_iteration"
+    e = a["execution"]
+    assert e["engine"] == "bridge" and e["captured"] and e["replayed"] and e["loss_ok"]
+    overrides = e["details"]["bridge_overrides"]
+    assert "model.cuda_graph_impl=full_iteration" in overrides
+    assert "rerun_state_machine.check_for_nan_in_loss=false" in overrides
+    assert "megatron_lm_flags" not in e["details"]
+    parsed = OverridesParser.create().parse_overrides(overrides=overrides)  # Hydra's grammar, as Bridge parses
+    assert len(parsed) == len(overrides) and not any(p.is_sweep_override() for p in parsed)
+
+
+def test_bridge_engine_refuses_what_bridge_refuses_before_running(taskset, tmp_path):
+    """A per-layer local answer is refused by the Bridge-only rule (Bridge raises at validate())."""
+    run = FakeRun()
+    ex = Executor(tmp_path, engine="bridge", era=ERA, run=run)
+    plan = ex.plan(*_cfg("`model.cuda_graph_impl=local` with `model.use_te_rng_tracker=true` and "
+                         "`rng.te_rng_tracker=true`"))
+    assert plan["engine"] == "bridge" and "bridge-local-scoped" in plan["refused"]
+    assert not run.specs
+
+
+def _cfg(text):
+    from skill_tools.evaluation.extract import extract_config
+
+    return extract_config(text).config, "dense"

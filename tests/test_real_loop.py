@@ -19,7 +19,9 @@ from skill_tools.harness.spec import named_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-REAL_RUNS = sorted(RESULTS.glob("2026-12-03-training-megatron-lm-*.json"))
+#: Results of the real-loop engines (Megatron-LM's and Megatron Bridge's own pretrain), logs beside them.
+REAL_RUNS = sorted([*RESULTS.glob("2026-12-03-training-megatron-lm-*.json"),
+                    *RESULTS.glob("2026-12-03-training-bridge-*.json")])
 CURRENT = resolve_era("0.19.2")
 LEGACY = resolve_era("0.16.1")
 

@@ -1,5 +1,6 @@
-"""`skill-tools bench`: eager-vs-graph measurements on megatron-core proxies (GPU), or the
-Bridge ``scripts/performance/run_script.py`` command pair (no GPU needed)."""
+"""`skill-tools bench`: eager-vs-graph measurements through Megatron-LM's or Megatron Bridge's own
+training loop, MCore's inference engine, or the proxy loop (GPU); or the Bridge
+``scripts/performance/run_script.py`` command pair (no GPU needed)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import sys
 from pathlib import Path
 
 from skill_tools.errors import EXIT_OK, InputError
+from skill_tools.harness.inference_workloads import ALIASES, WORKLOADS
 
 SIZES = ("tiny", "small", "medium", "large")
+TRAINING_WORKLOADS = ("dense", "moe", "moe_droppad")
+#: ``--mode inference`` models beyond the training names (``dense``/``moe`` alias tiny-gpt/tiny-moe)
+INFERENCE_ONLY = tuple(w for w in WORKLOADS if w not in ALIASES.values())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--megatron-lm", metavar="PATH",
                         help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
                              "(needed for 0.16-0.17, whose wheels lack megatron.training)")
-    parser.add_argument("--workload", choices=("dense", "moe", "moe_droppad"), default="dense",
-                        help="proxy: dense GPT, dropless MoE GPT, or drop-and-pad MoE GPT (default: dense)")
+    parser.add_argument("--workload", choices=TRAINING_WORKLOADS + INFERENCE_ONLY, default="dense",
+                        help="training: dense GPT, dropless MoE GPT, or drop-and-pad MoE GPT (default: dense); "
+                             "--mode inference also takes " + ", ".join(INFERENCE_ONLY))
     parser.add_argument("--size", choices=SIZES, default="tiny",
                         help="tiny is launch-bound (4 layers, hidden 512, seq 256); large is compute-bound")
     parser.add_argument("--impl", choices=("none", "full_iteration", "local", "transformer_engine"),
@@ -166,6 +172,9 @@ def _bridge_cmd(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mode != "inference" and args.workload not in TRAINING_WORKLOADS:
+        raise InputError("--workload", f"{args.workload} is an inference workload",
+                         hint=f"add --mode inference, or train one of {', '.join(TRAINING_WORKLOADS)}")
     if args.mode == "inference":
         from skill_tools.harness.inference_runner import run_inference_bench
 

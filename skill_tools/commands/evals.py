@@ -56,9 +56,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON report here")
     p.add_argument("--execute", action="store_true",
                    help="run each distinct extracted config on the GPU harness (skipped without a GPU)")
-    p.add_argument("--engine", choices=("megatron-lm", "proxy"), default="megatron-lm",
+    p.add_argument("--engine", choices=("megatron-lm", "bridge", "proxy"), default="megatron-lm",
                    help="--execute engine: megatron-lm (default) runs Megatron-LM's own pretrain() with flags "
-                        "rendered from the answer's config; proxy runs the harness's own loop from MCore parts")
+                        "rendered from the answer's config; bridge runs Megatron Bridge's own pretrain() with the "
+                        "answer's graph settings as Hydra overrides (megatron-bridge installed, 0.18+); proxy runs "
+                        "the harness's own loop from MCore parts")
     p.add_argument("--megatron-lm", metavar="PATH",
                    help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
                         "(default: megatron.training from the installed wheel, 0.18+)")
@@ -128,7 +130,7 @@ def _executor(args: argparse.Namespace):
     from skill_tools.harness import real_loop
 
     era = resolve_era(args.mcore_version)
-    training = real_loop.locate_training(args.megatron_lm, era)
+    training = None if args.engine == "bridge" else real_loop.locate_training(args.megatron_lm, era)
     return Executor(Path(args.cache_dir), era=era, training=training, **common)
 
 
@@ -148,7 +150,7 @@ def _plan_text(plans: list[dict]) -> str:
             continue
         out.append(f"{head}: engine {plan['engine']}")
         for v in plan["variants"]:
-            flags = v.get("megatron_lm_flags")
+            flags = v.get("megatron_lm_flags") or v.get("bridge_overrides")
             out.append(f"  {v['name']}" + (f": {shlex.join(flags)}" if flags else ""))
     return "\n".join(out)
 

@@ -29,7 +29,7 @@ from skill_tools.errors import InputError, MissingExtraError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
-ENGINES = ("megatron-lm", "proxy")
+ENGINES = ("megatron-lm", "bridge", "proxy")
 
 
 def config_hash(cfg: CanonicalConfig, workload: str, steps: int, engine: str = "proxy",
@@ -71,12 +71,12 @@ class Executor:
     def run(self, cfg: CanonicalConfig, workload: str, task_era: str | None = None) -> dict[str, Any]:
         if not cfg.values:
             return {"skipped": "no config extracted from the answer"}
-        if self.engine == "megatron-lm":
+        if self.engine in ("megatron-lm", "bridge"):
             mismatch = self._era_mismatch(task_era)
             if mismatch:
                 return {"skipped": mismatch}
             if workload == "inference":
-                return {"skipped": "engine megatron-lm runs training (pretrain()); the task is about inference"}
+                return {"skipped": f"engine {self.engine} runs training (pretrain()); the task is about inference"}
         version = getattr(self.era, "mcore_version", None)
         key = config_hash(cfg, workload, self.steps, self.engine, version)
         if self.plan_only:
@@ -96,7 +96,7 @@ class Executor:
         if self._skip_reason:
             return {"skipped": self._skip_reason}
         try:
-            res = self._megatron_lm(cfg, workload) if self.engine == "megatron-lm" else self._proxy(cfg, workload)
+            res = self._proxy(cfg, workload) if self.engine == "proxy" else self._real_loop(cfg, workload)
         except MissingExtraError as exc:
             self._skip_reason = str(exc)
             return {"skipped": self._skip_reason}
@@ -126,16 +126,32 @@ class Executor:
     # ------------------------------------------------------------------------------------------
 
     def _specs(self, cfg: CanonicalConfig, workload: str):
-        """(eager, graphed) variants of engine megatron-lm; InputError when the config cannot run."""
+        """(eager, graphed) variants of engine megatron-lm or bridge; InputError when the config
+        cannot run (for bridge: the catalog read as the Bridge config the engine hands to Bridge)."""
         from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config
 
-        spec = spec_from_config(cfg, workload=workload, size="tiny", engine="megatron-lm", steps=self.steps,
+        spec = spec_from_config(cfg, workload=workload, size="tiny", engine=self.engine, steps=self.steps,
                                 profile_steps=0, capture_stream="default")
-        eager = VariantSpec(name="eager", engine="megatron-lm", workload=spec.workload, size=spec.size,
+        eager = VariantSpec(name="eager", engine=self.engine, workload=spec.workload, size=spec.size,
                             steps=self.steps, profile_steps=0, warmup_steps=spec.warmup_steps,
                             settle_steps=spec.settle_steps, capture_stream="default")
-        refuse_illegal([spec], cfg, self.era)
+        if self.engine == "bridge":
+            from skill_tools.harness import bridge_loop
+
+            bridge_loop.refuse_illegal([spec], self.era)
+        else:
+            refuse_illegal([spec], cfg, self.era)
         return eager, spec
+
+    def _inputs(self, spec) -> dict[str, Any]:
+        """What the engine hands to the real loop: Megatron-LM flags or Bridge Hydra overrides."""
+        if self.engine == "bridge":
+            from skill_tools.harness import bridge_loop
+
+            return {"bridge_overrides": bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, self.era)}
+        from skill_tools.harness import real_loop
+
+        return {"megatron_lm_flags": real_loop.run_flags(spec, self.era)}
 
     def plan(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
         """What would run: the variants and, for engine megatron-lm, the exact Megatron-LM flags."""
@@ -147,22 +163,21 @@ class Executor:
                 return {"engine": "proxy", "refused": str(exc)[:300]}
             return {"engine": "proxy", "variants": [{"name": "eager"}, {"name": spec.name, "impl": spec.impl,
                                                                       "modules": list(spec.modules)}]}
-        from skill_tools.harness import real_loop
-
         try:
             eager, spec = self._specs(cfg, workload)
         except InputError as exc:
-            return {"engine": "megatron-lm", "refused": str(exc)[:300]}
+            return {"engine": self.engine, "refused": str(exc)[:300]}
         variants = [eager, spec] if spec.graphed else [spec]
-        return {"engine": "megatron-lm", "mcore_version": self.era.mcore_version if self.era else None,
-                "training": getattr(self.training, "source", None),
-                "worker": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
-                "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules),
-                              "megatron_lm_flags": real_loop.run_flags(s, self.era)}
+        worker = {"megatron-lm": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
+                  "bridge": "torchrun -m skill_tools.harness.engines.bridge (megatron.bridge.training.pretrain)"}
+        return {"engine": self.engine, "mcore_version": self.era.mcore_version if self.era else None,
+                "training": getattr(self.training, "source", None), "worker": worker[self.engine],
+                "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules), **self._inputs(s)}
                              for s in variants]}
 
-    def _megatron_lm(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
-        from skill_tools.harness import real_loop
+    def _real_loop(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
+        """Eager and graphed runs of the answer's config through Megatron-LM's or Bridge's own loop."""
+        from skill_tools.harness import bridge_loop, real_loop
         from skill_tools.harness.results import LOSS_TOLERANCE
         from skill_tools.harness.runner import require_gpu, run_variants
 
@@ -170,8 +185,9 @@ class Executor:
         run = self._run
         if run is None:
             (self._gpu_check or require_gpu)()
-            run = partial(real_loop.run_one, era=self.era, training=self.training)
-        out_dir = self.cache_dir / f"execute-megatron-lm-{spec.digest()}"
+            run = (partial(bridge_loop.run_one, era=self.era) if self.engine == "bridge"
+                   else partial(real_loop.run_one, era=self.era, training=self.training))
+        out_dir = self.cache_dir / f"execute-{self.engine}-{spec.digest()}"
         doc = run_variants([eager, spec] if spec.graphed else [spec], trials=1, out_dir=out_dir,
                            timeout_s=self.timeout_s, progress=False, run=run)
         v = doc["variants"][-1]
@@ -184,8 +200,7 @@ class Executor:
                 "loss_max_abs_delta": v.get("loss_max_abs_delta"),
                 "details": {"graphs_count": v.get("graphs_count"), "step_ms": v.get("step_ms"),
                             "loss_tolerance": LOSS_TOLERANCE, "spec": spec.to_dict(), "env": doc.get("env"),
-                            "workload": doc.get("workload"),
-                            "megatron_lm_flags": real_loop.run_flags(spec, self.era)}}
+                            "workload": doc.get("workload"), **self._inputs(spec)}}
 
     def _proxy(self, cfg: CanonicalConfig, workload: str):
         fn = self._runner

@@ -115,8 +115,9 @@ def build(log: ParsedLog) -> Verdict:
     # 2. Exceptions that no finding explains.
     errors = [f for f in failures if f.severity == "error"]
     # An exception followed by one raised while handling it ("During handling of the above
-    # exception ...") was handled: what propagated, and what to report, is the last of the chain.
-    handled = {id(e) for e, nxt in zip(excs, excs[1:]) if nxt.chained and nxt.rank == e.rank}
+    # exception ...") was handled: what propagated, and what to report, is the last of the chain -
+    # unless the text cuts that one before its exception line; then the earlier one is all there is.
+    handled = {id(e) for e, nxt in zip(excs, excs[1:]) if nxt.chained and nxt.rank == e.rank and nxt.complete}
     uncaught = [e for e in excs if e.complete and id(e) not in handled and not any(_covers(f, e) for f in errors)]
     cut = [e for e in excs if not e.complete and not any(_covers(f, e) for f in failures)]
     if uncaught:
