@@ -101,6 +101,30 @@ def mlm_moe_run(tmp_path_factory):
     return _mlm_run(tmp_path_factory, "mlm-moe", "moe", ("eager", "te:attn+moe_router+moe_preprocess"))
 
 
+@pytest.fixture(scope="session")
+def bridge_dense_run(tmp_path_factory):
+    """One interleaved run of Megatron Bridge's own pretrain() (engine bridge); skipped where
+    megatron.bridge does not import (it needs Transformer Engine and the wheels of
+    benchmarks/stage-bridge-gpu.sh)."""
+    from functools import partial
+
+    from skill_tools.config.era import resolve_era
+    from skill_tools.harness import bridge_loop
+    from skill_tools.harness.runner import run_variants
+    from skill_tools.harness.spec import named_variant
+    from skill_tools.rules.bridge_oracle import availability
+
+    ok, why = availability()
+    if not ok:
+        pytest.skip(f"Bridge: {why}")
+    era = resolve_era(None)
+    specs = [named_variant(n, engine="bridge", workload="dense", capture_stream="default", **GPU_PLAN)
+             for n in ("eager", "te:attn+mlp", "full_iteration", "full_iteration:local-spelling")]
+    doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp("bridge-dense"), timeout_s=400,
+                       progress=False, run=partial(bridge_loop.run_one, era=era))
+    return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
+
+
 @functools.lru_cache(maxsize=1)
 def megatron_lm_parser():
     """(parser, None) with Megatron-LM's own argument parser from the installed megatron-core 0.19

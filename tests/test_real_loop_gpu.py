@@ -43,3 +43,20 @@ def test_megatron_lm_results_are_read_by_skill_tools_logs(mlm_dense_run):
     full = mlm_dense_run["full_iteration"]
     assert full["capture_iteration"] == doc["workload"]["warmup_steps"] + 1
     assert all(Path(t["log"]).suffix == ".log" for t in full["trials"])
+
+
+# --------------------------------------------------------------------------------------------
+# Engine bridge: Megatron Bridge's own pretrain() (benchmarks/results/2026-12-03-training-bridge-h200-*)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["te:attn+mlp", "full_iteration", "full_iteration:local-spelling"])
+def test_bridge_graphs_match_eager_loss(bridge_dense_run, name):
+    graphed = _captured_and_replayed(bridge_dense_run, name)
+    assert graphed["teardown_observed"]  # train.py's _delete_cuda_graphs ran at the end
+
+
+def test_bridge_converts_the_legacy_full_iteration_spelling(bridge_dense_run):
+    """local + ["full_iteration"] reaches the loop as cuda_graph_impl="full_iteration" (as on the H200)."""
+    after = bridge_dense_run["full_iteration:local-spelling"]["bridge_graph_config"]["after_pretrain"]
+    assert after["model.cuda_graph_impl"] == "full_iteration"
