@@ -207,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
     era = resolve_era(args.mcore_version)
     specs, user_cfg, notes = _variant_specs(args)
     run_one, flags, workload, as_run = None, {}, None, None
+    worker = "torchrun -m skill_tools.harness.worker (proxy loop)"
     if args.engine == "megatron-lm":
         from functools import partial
 
@@ -215,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         training = real_loop.locate_training(args.megatron_lm, era)
         run_one = partial(real_loop.run_one, era=era, training=training)
         flags = {s.name: real_loop.run_flags(s, era) for s in specs}
+        worker = real_loop.WORKER
         as_run = lambda s: real_loop.flags_config(s, era)  # noqa: E731 - judged as the flags it will run
     elif args.engine == "bridge":
         from functools import partial
@@ -222,7 +224,8 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.harness import bridge_loop
 
         run_one = partial(bridge_loop.run_one, era=era)
-        flags = {s.name: bridge_loop.model_overrides(s) + bridge_loop.graph_overrides(s, era) for s in specs}
+        flags = {s.name: bridge_loop.run_overrides(s, era) for s in specs}
+        worker = bridge_loop.WORKER
         workload = bridge_loop.workload_record(specs[0], args.trials)
     if args.run_rejected:
         rejected = _rejected(specs, era, as_run)
@@ -232,9 +235,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         refuse_illegal(specs, user_cfg, era, config=as_run)  # before any GPU time
     if args.dry_run:
-        worker = {"megatron-lm": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
-                  "bridge": "torchrun -m skill_tools.harness.engines.bridge (megatron.bridge.training.pretrain)"}.get(
-            args.engine, "torchrun -m skill_tools.harness.worker (proxy loop)")
         key = "bridge_overrides" if args.engine == "bridge" else "megatron_lm_flags"
         plan = {"engine": args.engine, "variants": [s.to_dict() | ({key: flags[s.name]} if flags else {})
                                                     for s in specs],

@@ -148,7 +148,7 @@ class Executor:
         if self.engine == "bridge":
             from skill_tools.harness import bridge_loop
 
-            return {"bridge_overrides": bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, self.era)}
+            return {"bridge_overrides": bridge_loop.run_overrides(spec, self.era)}
         from skill_tools.harness import real_loop
 
         return {"megatron_lm_flags": real_loop.run_flags(spec, self.era)}
@@ -168,10 +168,11 @@ class Executor:
         except InputError as exc:
             return {"engine": self.engine, "refused": str(exc)[:300]}
         variants = [eager, spec] if spec.graphed else [spec]
-        worker = {"megatron-lm": "torchrun -m skill_tools.harness.engines.megatron_lm (megatron.training.pretrain)",
-                  "bridge": "torchrun -m skill_tools.harness.engines.bridge (megatron.bridge.training.pretrain)"}
+        from skill_tools.harness import bridge_loop, real_loop
+
+        worker = bridge_loop.WORKER if self.engine == "bridge" else real_loop.WORKER
         return {"engine": self.engine, "mcore_version": self.era.mcore_version if self.era else None,
-                "training": getattr(self.training, "source", None), "worker": worker[self.engine],
+                "training": getattr(self.training, "source", None), "worker": worker,
                 "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules), **self._inputs(s)}
                              for s in variants]}
 

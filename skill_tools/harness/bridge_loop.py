@@ -20,7 +20,6 @@ at teardown, recorded as ``teardown_observed``. The worker record has the shape
 
 from __future__ import annotations
 
-import gzip
 import re
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,11 @@ from skill_tools.errors import InputError
 from skill_tools.harness import real_loop
 from skill_tools.harness.isolation import run_isolated, torchrun_command
 from skill_tools.harness.spec import VariantSpec
+from skill_tools.logs.reader import read_lines
 
 ENGINE_MODULE = "skill_tools.harness.engines.bridge"
+#: What runs each variant, as plans and dry runs state it.
+WORKER = f"torchrun -m {ENGINE_MODULE} (megatron.bridge.training.pretrain)"
 #: The variant that spells full iteration the 0.16-0.17 way (``local`` + ``["full_iteration"]``),
 #: which Bridge's ``is_full_iteration_cuda_graph`` accepts and megatron-core 0.18+ converts.
 LEGACY_FULL_ITERATION = "full_iteration:local-spelling"
@@ -89,6 +91,11 @@ def graph_overrides(spec: VariantSpec, era: Era) -> list[str]:
     return [line for line in render(cfg, "hydra").splitlines() if line.strip()] if cfg.values else []
 
 
+def run_overrides(spec: VariantSpec, era: Era) -> list[str]:
+    """Everything Bridge is given for one variant: the engine's model overrides, then the graph overrides."""
+    return model_overrides(spec) + graph_overrides(spec, era)
+
+
 def refuse_illegal(specs: list[VariantSpec], era: Era) -> None:
     """InputError (exit 2, no GPU time) where the catalog, reading a variant's whole override list as
     the Bridge config it is, finds an error (Bridge-only rules included: this engine runs Bridge)."""
@@ -96,7 +103,7 @@ def refuse_illegal(specs: list[VariantSpec], era: Era) -> None:
     from skill_tools.rules.engine import check
 
     for spec in specs:
-        cfg = read_text("\n".join(model_overrides(spec) + graph_overrides(spec, era)), fmt="hydra",
+        cfg = read_text("\n".join(run_overrides(spec, era)), fmt="hydra",
                         source=f"variant {spec.name}")
         errors = [f for f in check(cfg, era) if f.severity == "error"]
         if errors:
@@ -107,7 +114,7 @@ def refuse_illegal(specs: list[VariantSpec], era: Era) -> None:
 
 def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str], list[str]]:
     """(the torchrun command, the Hydra overrides it passes)."""
-    overrides = model_overrides(spec) + graph_overrides(spec, era)
+    overrides = run_overrides(spec, era)
     ours = ["--sidecar", str(sidecar), "--layer-spec", spec.layer_spec]
     if spec.profile_steps:
         first = real_loop.first_measured(spec) + spec.steps
@@ -120,9 +127,7 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
     """The per-run record the results aggregation reads (the megatron-lm engine's shape)."""
     training = real_loop.Training("bridge", None)
     record = real_loop.worker_from_log(spec, log_path, sidecar, overrides, training)
-    opener = gzip.open if log_path.suffix == ".gz" else open  # committed logs are gzipped
-    with opener(log_path, "rt", encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
+    text = "".join(read_lines(log_path))  # plain or gzip (committed logs are gzipped)
     side = sidecar or {}
     record.update({
         "engine": "bridge", "megatron_training": None, "megatron_training_path": None,

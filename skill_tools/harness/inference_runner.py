@@ -23,8 +23,8 @@ from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
 from skill_tools.harness import inference_parity as P
 from skill_tools.harness import inference_workloads as IW
 from skill_tools.harness.results import driver_version
-from skill_tools.stats import ratio_ci, summarize
 from skill_tools.output_file import portable_paths, scrub_site_paths
+from skill_tools.stats import ratio_ci, summarize
 
 SCHEMA_VERSION = 1
 WORKER = "skill_tools.harness.inference_worker"

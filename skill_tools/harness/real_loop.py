@@ -29,6 +29,8 @@ from skill_tools.harness.isolation import run_isolated, torchrun_command
 from skill_tools.harness.spec import VariantSpec
 
 ENGINE_MODULE = "skill_tools.harness.engines.megatron_lm"
+#: What runs each variant, as plans and dry runs state it.
+WORKER = f"torchrun -m {ENGINE_MODULE} (megatron.training.pretrain)"
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,18 @@ Layout read (what ``skill-tools bench --engine megatron-lm|bridge --out DIR`` wr
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Any
 
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
-from skill_tools.harness.isolation import classify
 from skill_tools.harness import bridge_loop
+from skill_tools.harness.isolation import classify
 from skill_tools.harness.real_loop import (Training, outcome, read_sidecar, run_files, run_flags, trial_record,
                                            workload_record)
 from skill_tools.harness.results import build_results, load_results
 from skill_tools.harness.spec import VariantSpec
+from skill_tools.logs.reader import read_lines
 
 
 #: Engines whose results are derived from the run's own log (the proxy measures in-process).
@@ -60,9 +60,7 @@ def _log(run_dir: Path, spec: VariantSpec, trial: int) -> Path | None:
 
 
 def _lines(path: Path) -> list[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-        return fh.read().splitlines()
+    return [line.rstrip("\n") for line in read_lines(path)]
 
 
 def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
@@ -85,8 +83,7 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
     bridge = specs[0].engine == "bridge"
     for spec in specs:
         training = Training("wheel" if era.version_tuple >= (0, 18, 0) else "checkout", None)
-        flags = (bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, era)) if bridge \
-            else run_flags(spec, era)
+        flags = bridge_loop.run_overrides(spec, era) if bridge else run_flags(spec, era)
         runs = []
         for trial in range(int(old["workload"]["trials"])):
             log = _log(run_dir, spec, trial)

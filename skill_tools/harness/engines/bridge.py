@@ -25,16 +25,12 @@ sidecar is written at exit by rank 0. With ``--layer-spec local`` the provider's
 
 from __future__ import annotations
 
-import argparse
-import atexit
 import sys
-from pathlib import Path
 from typing import Any
 
 import torch  # noqa: F401 - before Transformer Engine, which loads against the torch already imported
 
 from skill_tools.harness.engines import megatron_lm as _shared
-from skill_tools.harness.graph_counter import GraphCounter
 
 _STATE: dict[str, Any] = _shared._STATE
 GRAPH_FIELDS = ("cuda_graph_impl", "cuda_graph_modules", "cuda_graph_scope", "use_te_rng_tracker",
@@ -72,21 +68,12 @@ def _watch_teardown() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" not in argv:
-        print("usage: python -m skill_tools.harness.engines.bridge --sidecar OUT.json -- <Hydra overrides>",
-              file=sys.stderr)
+    parsed = _shared.engine_arguments(
+        "skill_tools.harness.engines.bridge", "Hydra overrides", argv,
+        configure=lambda p: p.add_argument("--layer-spec", choices=("te", "local"), default="te"))
+    if parsed is None:
         return 2
-    split = argv.index("--")
-    ours = argparse.ArgumentParser(prog="skill_tools.harness.engines.bridge")
-    ours.add_argument("--sidecar", required=True)
-    ours.add_argument("--layer-spec", choices=("te", "local"), default="te")
-    ours.add_argument("--profile-from", type=int, default=None, help="0-based train_step call to start profiling")
-    ours.add_argument("--profile-steps", type=int, default=0)
-    opts = ours.parse_args(argv[:split])
-    overrides = argv[split + 1:]
-    atexit.register(_shared._write_sidecar, Path(opts.sidecar))
-    GraphCounter.install()
+    opts, overrides = parsed
 
     def body() -> None:
         _shared._skip_make_when_compiled()

@@ -330,24 +330,36 @@ def _write_sidecar(path: Path) -> None:
         path.write_text(json.dumps(_STATE, indent=1))
 
 
-def main(argv: list[str] | None = None) -> int:
+def engine_arguments(module: str, loop_args: str, argv: list[str] | None,
+                     configure: Any = None) -> tuple[argparse.Namespace, list[str]] | None:
+    """(the engine's own options before ``--``, the loop's arguments after it), or None after
+    printing the usage when there is no ``--``. Both engines observe the same way from here on: the
+    sidecar is written at exit and every CUDA graph capture and replay is counted."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--" not in argv:
-        print("usage: python -m skill_tools.harness.engines.megatron_lm --sidecar OUT.json -- <Megatron-LM flags>",
-              file=sys.stderr)
-        return 2
+        print(f"usage: python -m {module} --sidecar OUT.json -- <{loop_args}>", file=sys.stderr)
+        return None
     split = argv.index("--")
-    ours = argparse.ArgumentParser(prog="skill_tools.harness.engines.megatron_lm")
+    ours = argparse.ArgumentParser(prog=module)
     ours.add_argument("--sidecar", required=True)
     ours.add_argument("--profile-from", type=int, default=None, help="0-based train_step call to start profiling")
     ours.add_argument("--profile-steps", type=int, default=0)
+    if configure is not None:
+        configure(ours)
     opts = ours.parse_args(argv[:split])
-    sidecar = Path(opts.sidecar)
-    atexit.register(_write_sidecar, sidecar)
+    atexit.register(_write_sidecar, Path(opts.sidecar))
     GraphCounter.install()
+    return opts, argv[split + 1:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parsed = engine_arguments("skill_tools.harness.engines.megatron_lm", "Megatron-LM flags", argv)
+    if parsed is None:
+        return 2
+    opts, flags = parsed
     global _GET_BATCH
     _GET_BATCH = _get_batch_current if _is_current_batch_api() else _get_batch_legacy
-    sys.argv = [sys.argv[0], *argv[split + 1:]]
+    sys.argv = [sys.argv[0], *flags]
 
     def body() -> None:
         _skip_make_when_compiled()
