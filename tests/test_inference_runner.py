@@ -10,7 +10,7 @@ import pytest
 
 from skill_tools.config.era import era_for
 from skill_tools.errors import InputError
-from skill_tools.harness import inference_runner as R
+from skill_tools.harness.inference import runner as R
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 
@@ -296,12 +296,12 @@ def test_batch_invariant_scopes_add_runs_and_worker_flags():
 
 def test_unavailable_workload_writes_a_results_file_that_says_why(tmp_path, monkeypatch, capsys):
     """A Mamba hybrid this machine cannot build: refused with the reasons before any worker starts."""
-    from skill_tools.harness import inference_workloads as IW
+    from skill_tools.harness.inference import workloads as IW
 
     if not IW.unavailable(IW.WORKLOADS["tiny-hybrid"]):
         pytest.skip("this machine can build the Mamba hybrid")
     pytest.importorskip("torch")
-    from skill_tools.harness import inference_worker as W
+    from skill_tools.harness.inference import worker as W
 
     calls = []
 

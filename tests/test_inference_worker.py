@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from skill_tools.harness import inference_worker as W  # noqa: E402
+from skill_tools.harness.inference import worker as W  # noqa: E402
 
 
 def test_worker_options():
@@ -38,8 +38,8 @@ def test_kv_buffer_grows_with_requests():
 @pytest.mark.slow
 def test_graphed_decode_replays_and_matches_eager_at_equal_shapes(tmp_path):
     """End to end through run_isolated: eager, layer and block at batch 1 and 2."""
-    from skill_tools.harness import inference_runner as R
-    from skill_tools.harness.inference_runner import run_inference_bench
+    from skill_tools.harness.inference import runner as R
+    from skill_tools.harness.inference.runner import run_inference_bench
 
     args = argparse.Namespace(batch_sizes="1,2", decode_tokens=8, inference_scope="none,layer,block", trials=1,
                               json=True, out=tmp_path, workload="dense", timeout=300.0, date="test")

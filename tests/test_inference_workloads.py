@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from skill_tools.harness import inference_workloads as IW
+from skill_tools.harness.inference import workloads as IW
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("megatron.core")
@@ -134,7 +134,7 @@ def test_fp32_residual_on_the_local_spec_really_fails_in_megatron_core(tmp_path)
 
 
 def test_worker_reports_a_workload_it_cannot_build_without_touching_a_gpu(tmp_path, capsys):
-    from skill_tools.harness import inference_worker as W
+    from skill_tools.harness.inference import worker as W
 
     if not IW.unavailable(IW.WORKLOADS["tiny-hybrid"]):
         pytest.skip("this machine can build the Mamba hybrid")

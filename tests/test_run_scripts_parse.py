@@ -2,7 +2,7 @@
 
 A run script is executed once per GPU session; an argument the runner does not take costs that
 session's pass (``--name`` was one). Here the script runs for real with ``PYTHON`` set to a wrapper
-that adds ``--dry-run`` to every ``skill_tools.harness.inference_runner`` call, so the runner's
+that adds ``--dry-run`` to every ``skill_tools.harness.inference.runner`` call, so the runner's
 argparse and its pre-GPU checks see exactly the command lines the script builds.
 """
 
@@ -22,7 +22,7 @@ def test_hybrid_inference_script_calls_parse(tmp_path):
     wrapper = tmp_path / "py"
     wrapper.write_text(
         "#!/usr/bin/env bash\n"
-        'if [[ " $* " == *" skill_tools.harness.inference_runner "* ]]; then\n'
+        'if [[ " $* " == *" skill_tools.harness.inference.runner "* ]]; then\n'
         f'  "{sys.executable}" "$@" --dry-run >/dev/null 2>"$0.err"; rc=$?\n'
         f'  echo "$rc $*" >> "{calls}"; cat "$0.err" >&2; exit $rc\n'
         "fi\n"

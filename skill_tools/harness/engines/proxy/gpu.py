@@ -53,7 +53,7 @@ from skill_tools.harness.iteration_log import iteration_lines
 from skill_tools.harness.results import driver_version
 from skill_tools.harness.spec import VariantSpec
 
-log = logging.getLogger("skill_tools.harness.worker")
+log = logging.getLogger("skill_tools.harness.engines.proxy")
 
 
 def loss_func(loss_mask: torch.Tensor, output_tensor: torch.Tensor):
@@ -133,7 +133,7 @@ def resolve_capture_stream(mode: str) -> str:
 
 
 def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
-    from skill_tools.harness import training_setup as ts
+    from skill_tools.harness.engines.proxy import setup as ts
 
     t0 = time.perf_counter()
     GraphCounter.install()
@@ -160,8 +160,8 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     from megatron.core.optimizer.optimizer_cuda_graph import OptimizerCudaGraphWrapper
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
-    from skill_tools.harness import proxy
-    from skill_tools.harness import training_setup as ts
+    from skill_tools.harness.engines.proxy import model as proxy
+    from skill_tools.harness.engines.proxy import setup as ts
 
     ts.init_rng(spec)
     num_microbatches = ts.init_microbatches(spec)
@@ -298,7 +298,7 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="skill_tools.harness.worker")
+    parser = argparse.ArgumentParser(prog="skill_tools.harness.engines.proxy")
     parser.add_argument("--spec", required=True, help="VariantSpec as JSON, or @path to a JSON file")
     parser.add_argument("--out", required=True, help="result JSON path (written by rank 0)")
     args = parser.parse_args(argv)
@@ -325,13 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[harness] variant={spec.name} phase={result['phase']} ok={result['ok']} "
           f"graphs={result.get('graphs_count')} replays/step={result.get('replays_per_step')}", flush=True)
     try:
-        from skill_tools.harness import training_setup as ts
+        from skill_tools.harness.engines.proxy import setup as ts
 
         ts.teardown()
     except Exception:  # teardown after a failed capture may itself fail; the result is written
         pass
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from skill_tools.card_results import (
+from skill_tools.package.card_results import (
     _NO_RESULTS,
     KINDS,
     ResultsFile,

@@ -1,5 +1,5 @@
 """A short summary of the inference results documents in a folder (``python -m
-skill_tools.harness.inference_summary DIR``): one line per workload and scope with the decode-step
+skill_tools.harness.inference.summary DIR``): one line per workload and scope with the decode-step
 speedup at the smallest and largest batch, the parity verdicts and capture time, and what was not
 measured and why. Reads only the JSON files ``inference_runner`` wrote; no torch."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
-from skill_tools.harness.inference_runner import is_same_shape_control
+from skill_tools.harness.inference.runner import is_same_shape_control
 from skill_tools.harness.results import LOSS_TOLERANCE, is_baseline
 
 RESULTS_DIR = "benchmarks/results"
@@ -223,7 +223,7 @@ def variant_status(v: dict[str, Any], kind: str) -> str:
 
 
 _PEAK_GB_KEYS = ("peak_allocated_gb", "max_allocated_gb", "peak_memory_gb")
-#: The training harness (skill_tools/harness/worker.py) reports MiB after capture.
+#: The training harness (skill_tools/harness/engines/proxy/worker.py) reports MiB after capture.
 _PEAK_MB_KEYS = ("max_allocated_after_capture_mb", "max_allocated_mb")
 
 

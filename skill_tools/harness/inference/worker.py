@@ -1,6 +1,6 @@
 """GPU side of ``skill-tools bench --mode inference``: one inference-graph scope per process.
 
-Builds one of the workloads of :mod:`skill_tools.harness.inference_workloads` (a tiny GPT, MoE
+Builds one of the workloads of :mod:`skill_tools.harness.inference.workloads` (a tiny GPT, MoE
 with or without shared experts, an fp32 residual stream, a ``HybridModel`` with attention, MoE and
 Mamba layers) and serves it through Megatron-Core's own dynamic inference
 stack — ``DynamicInferenceContext`` + ``GPTInferenceWrapper`` + ``TextGenerationController`` +
@@ -49,7 +49,7 @@ from typing import Any
 
 import torch
 
-from skill_tools.harness import inference_workloads as IW
+from skill_tools.harness.inference import workloads as IW
 from skill_tools.harness.graph_counter import GraphCounter
 
 # --------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def install_attention(mode: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 #: Workload sizes as the worker's helpers read them (dicts); the definitions live in
-#: :mod:`skill_tools.harness.inference_workloads` (CPU-importable, shared with the runner).
+#: :mod:`skill_tools.harness.inference.workloads` (CPU-importable, shared with the runner).
 WORKLOADS: dict[str, dict[str, Any]] = {name: w.to_dict() for name, w in IW.WORKLOADS.items()}
 
 

@@ -1,7 +1,7 @@
 """CLI side of ``skill-tools bench --mode inference``: eager vs layer- vs block-scoped decode graphs.
 
 Refuses bad input before any GPU work (a scope the installed megatron-core does not know, or one
-the rule catalog rejects), then runs :mod:`skill_tools.harness.inference_worker` once per scope,
+the rule catalog rejects), then runs :mod:`skill_tools.harness.inference.worker` once per scope,
 each in its own process (``run_isolated``), and turns the raw per-step times into statistics
 (``skill_tools.stats``), a token-by-token parity verdict against eager, and a results JSON +
 Markdown table + PNG plot. Cheap to import: no torch or megatron at module level.
@@ -20,14 +20,14 @@ from typing import Any, Sequence
 from skill_tools.config.era import INFERENCE_SCOPES, TE_DISTRIBUTIONS, Era, installed_version, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError, NoGpuError
-from skill_tools.harness import inference_parity as P
-from skill_tools.harness import inference_workloads as IW
+from skill_tools.harness.inference import parity as P
+from skill_tools.harness.inference import workloads as IW
 from skill_tools.harness.results import driver_version
 from skill_tools.output_file import portable_paths, scrub_site_paths
 from skill_tools.stats import ratio_ci, summarize
 
 SCHEMA_VERSION = 1
-WORKER = "skill_tools.harness.inference_worker"
+WORKER = "skill_tools.harness.inference.worker"
 WORKLOADS = tuple(IW.WORKLOADS)
 #: ``bench --workload`` names (shared with training mode) -> inference workloads.
 WORKLOAD_ALIASES = IW.ALIASES
@@ -706,7 +706,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     from skill_tools.errors import SkillToolsError
 
-    parser = argparse.ArgumentParser(prog="python -m skill_tools.harness.inference_runner",
+    parser = argparse.ArgumentParser(prog="python -m skill_tools.harness.inference.runner",
                                      description="eager vs layer- vs block-scoped inference CUDA graphs")
     add_arguments(parser)
     # `skill-tools bench` has its own --name (commands/bench.py); the module entry point takes it here

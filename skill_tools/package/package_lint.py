@@ -291,7 +291,7 @@ def lint(root: Path, *, as_installed: bool = False) -> LintReport:
     ``as_installed``: ``root`` is where an agent loads the skill from, so its name must be the
     skill's name even when its parent folder is not called ``skills``.
     """
-    from skill_tools.catalog_lint import check_catalog  # it reuses this module's readers
+    from skill_tools.package.catalog_lint import check_catalog  # it reuses this module's readers
 
     if not root.is_dir():
         raise InputError(str(root), "is not a directory", hint="pass the skill folder that holds SKILL.md")
