@@ -17,7 +17,7 @@ import pytest
 
 from skill_tools.package.catalog_lint import BODY_TOKEN_GUIDELINE, check_signature
 from skill_tools.cli import main
-from skill_tools.package.package_lint import lint
+from skill_tools.package.lint import lint
 
 SKILL = """---
 name: demo-skill

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
 #: Run inside the GPU subprocess: the only modules that may import torch at module level.
 GPU_SIDE = {"skill_tools.harness.graph_counter", "skill_tools.harness.gpu_profile",
             "skill_tools.harness.engines.observe", "skill_tools.harness.inference.worker",
+            "skill_tools.harness.inference.attention", "skill_tools.harness.inference.engine_setup",
             "skill_tools.harness.engines.proxy.model", "skill_tools.harness.engines.proxy.setup"}
 GPU_SIDE |= {f"skill_tools.harness.engines.{e.name}.{m}" for e in (PKG / "harness" / "engines").iterdir()
              if e.is_dir() and (e / "gpu.py").exists() for m in ("gpu", "__main__")}

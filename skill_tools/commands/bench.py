@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--same-stream", action="store_true", help="the same as --capture-stream shared")
     parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
-    parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
+    parser.add_argument("--trials", type=int, help="interleaved trials per variant (default: 2 training, 3 inference)")
     parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) per variant (torchrun)")
     parser.add_argument("--tp", type=int, default=1, help="engine megatron-lm: tensor-parallel size")
     parser.add_argument("--pp", type=int, default=1, help="engine megatron-lm: pipeline-parallel size")
@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ep", type=int, default=1, help="engine megatron-lm: expert-parallel size (MoE workloads)")
     parser.add_argument("--microbatches", type=int, default=1,
                         help="micro-batches per step and data-parallel rank (PP needs several to fill the pipeline)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds before a variant counts as hung")
+    parser.add_argument("--timeout", type=float,
+                        help="seconds before a variant counts as hung (default: 300 training, 540 inference)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
     parser.add_argument("--name", help="results file stem (default: <date>-training-<workload>-<size>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -80,14 +81,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-recipe", default="llama3_8b", help="for --bridge-cmd: -mr/--model_recipe_name")
     parser.add_argument("--gpu-name", default="h100", help="for --bridge-cmd: -g/--gpu")
     parser.add_argument("--num-gpus", type=int, default=8, help="for --bridge-cmd: -ng/--num_gpus")
-    # inference pass-through (read by skill_tools.harness.inference.runner)
-    parser.add_argument("--batch-sizes", default="1,2,4,8", help="inference: decode batch sizes")
-    parser.add_argument("--decode-tokens", type=int, default=64, help="inference: tokens decoded per request")
-    parser.add_argument("--inference-scope", default="none,layer,block",
-                        help="inference: inference_cuda_graph_scope values to compare")
-    parser.add_argument("--no-same-shape-eager", action="store_true",
-                        help="inference: skip the eager control padded to the graphs' batch buckets "
-                             "(it separates replay errors from shape-dependent bf16 rounding)")
+    parser.add_argument("--render", type=Path, metavar="RESULTS.json",
+                        help="write the Markdown table and plot of a results JSON again (training or inference; "
+                             "no GPU)")
+    parser.add_argument("--summary", type=Path, metavar="FOLDER",
+                        help="one line per inference results JSON in FOLDER: speedups and token parity (no GPU)")
+    from skill_tools.harness.inference.runner import add_arguments as inference_arguments
+
+    inference_arguments(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -111,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
     if args.mode != "inference" and args.workload not in TRAINING_WORKLOADS:
         raise InputError("--workload", f"{args.workload} is an inference workload",
                          hint=f"add --mode inference, or train one of {', '.join(TRAINING_WORKLOADS)}")
+    if args.render is not None:
+        return _render(args.render)
+    if args.summary is not None:
+        from skill_tools.harness.inference.summary import print_folder
+
+        return print_folder(args.summary)
     if args.mode == "inference":
         from skill_tools.harness.inference.runner import run_inference_bench
 
@@ -140,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
             f"{v['name']:36s} impl={v['impl']} modules={','.join(v['modules']) or '-'} steps={v['steps']} "
             f"warmup={v['warmup_steps']}" + (f"\n    {shlex.join(v[key])}" if key else "") for v in doc["variants"]))
         return EXIT_OK
-    doc = bench.run(plan, out_dir=args.out, timeout_s=args.timeout, progress=not args.no_progress)
+    doc = bench.run(plan, out_dir=args.out, timeout_s=300 if args.timeout is None else args.timeout,
+                    progress=not args.no_progress)
     return _report(doc, args.out, args.name or plan.stem(doc["date"]), args.json,
                    failed=any(v["error_class"] for v in doc["variants"]))
 
@@ -156,7 +164,7 @@ def _request(args: argparse.Namespace):
         variants=tuple(n.strip() for n in (args.variants or "").split(",") if n.strip()),
         config=args.config, layer_spec=args.layer_spec,
         capture_stream="shared" if args.same_stream else args.capture_stream, steps=args.steps,
-        warmup=args.warmup, trials=args.trials, nproc=args.nproc, tp=args.tp, pp=args.pp,
+        warmup=args.warmup, trials=2 if args.trials is None else args.trials, nproc=args.nproc, tp=args.tp, pp=args.pp,
         vpp_layers=args.vpp_layers, ep=args.ep, microbatches=args.microbatches, run_rejected=args.run_rejected,
         mcore_version=args.mcore_version, megatron_lm=args.megatron_lm)
 
@@ -181,3 +189,24 @@ def _rebuild(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise InputError("--rebuild", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
     return _report(rebuild(path, args.run_dir), path.parent, path.stem, args.json)
+
+
+def _render(path: Path) -> int:
+    """``--render RESULTS.json``: the Markdown table and plot beside a results file, written again."""
+    from skill_tools.harness.results import load_results
+
+    if not path.is_file():
+        raise InputError("--render", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    doc = load_results(path)
+    if doc.get("kind") == "inference":
+        from skill_tools.harness.inference.report import render_markdown, render_plot
+
+        path.with_suffix(".md").write_text(render_markdown(doc))
+        render_plot(doc, path.with_suffix(".png"))
+    else:
+        from skill_tools.harness.report import markdown, plot
+
+        path.with_suffix(".md").write_text(markdown(doc))
+        plot(doc, path.with_suffix(".png"))
+    print(f"wrote {path.with_suffix('.md')}", file=sys.stderr)
+    return EXIT_OK

@@ -36,6 +36,8 @@ class Engine:
     summary: ClassVar[str]
     #: What runs each variant, as plans and dry runs state it.
     worker: ClassVar[str]
+    #: What ran, after the workload's name, in result tables ("dense GPT through Megatron-LM's pretrain()").
+    subject: ClassVar[str]
     #: Runs the user's own framework loop (its results are evidence of user behaviour).
     runs_user_loop: ClassVar[bool] = True
     #: Results are derived from the run's own log and sidecar, so ``--rebuild`` can derive them again.

@@ -23,6 +23,7 @@ class Bridge(Engine):
     name = "bridge"
     summary = "Megatron Bridge's own pretrain() with the rendered Hydra overrides"
     worker = cli.WORKER
+    subject = "GPT through Megatron Bridge's pretrain()"
     rebuildable = True
     arguments_key = "bridge_overrides"
 

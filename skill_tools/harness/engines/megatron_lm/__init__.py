@@ -22,6 +22,7 @@ class MegatronLM(Engine):
     name = "megatron-lm"
     summary = "Megatron-LM's own pretrain() with the rendered flags (default)"
     worker = cli.WORKER
+    subject = "GPT through Megatron-LM's pretrain()"
     rebuildable = True
     arguments_key = "megatron_lm_flags"
     parallel_layouts = True

@@ -21,6 +21,7 @@ class Proxy(Engine):
     name = "proxy"
     summary = "the harness's own MCore loop, a capture micro-benchmark (not user behaviour)"
     worker = cli.WORKER
+    subject = "proxy"
     runs_user_loop = False
     own_streams = False
 
