@@ -11,17 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.harness.results import write_results
+from skill_tools.numbers import fmt, fmt_ci
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+    return fmt(x, digits, missing="–")
 
 
 def _speedup(v: dict[str, Any]) -> str:
     s = v.get("speedup_vs_eager")
     if not s:
         return "–"
-    return f"{s['point']:.2f}× [{s['ci95_low']:.2f}, {s['ci95_high']:.2f}]"
+    return fmt_ci(s["point"], s["ci95_low"], s["ci95_high"], unit="×")
 
 
 def _subject(wl: dict[str, Any]) -> str:

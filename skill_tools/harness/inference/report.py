@@ -11,12 +11,13 @@ from skill_tools.config.era import INFERENCE_SCOPES
 from skill_tools.harness.inference import parity as P
 from skill_tools.harness.inference.results import variant_label
 from skill_tools.output_file import portable_paths, scrub_site_paths
+from skill_tools.numbers import fmt_ci
 
 
 def _fmt_ci(d: dict[str, float] | None, unit: str = "×") -> str:
     if not d:
         return "—"
-    return f"{d['point']:.2f}{unit} [{d['ci95_low']:.2f}, {d['ci95_high']:.2f}]"
+    return fmt_ci(d["point"], d["ci95_low"], d["ci95_high"], unit=unit)
 
 
 def render_markdown(result: dict[str, Any]) -> str:
