@@ -99,6 +99,9 @@ CAPABILITIES: dict[str, tuple[str, str | None]] = {
     "full_iteration_inference_scope": ("0.17", None),
     # the megatron-core wheel ships megatron/training (Megatron-LM's pretrain) from 0.18
     "megatron_training_in_wheel": ("0.18", None),
+    # TELayerNormColumnParallelLinear casts an fp32 residual stream before TE's fused norm: Megatron-LM
+    # 7a76dff (PR #6272), after core_v0.19.0 (transformer_engine.py l.1328-1336 @core_v0.19.0 does not)
+    "te_norm_linear_casts_fp32_input": ("0.20", None),
 }
 
 _VERSION_RE = re.compile(r"^\s*v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?![\d])")
