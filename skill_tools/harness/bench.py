@@ -16,8 +16,8 @@ from skill_tools.config.era import Era, GraphIntent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 from skill_tools.harness.engines import Engine, get
-from skill_tools.harness.spec import (DEFAULT_VARIANTS, VariantSpec, named_variant, proxy_notes, spec_from_config,
-                                      spec_from_intent, validator_errors, workload_problem)
+from skill_tools.harness.spec import (VariantSpec, named_variant, proxy_notes, spec_from_config, spec_from_intent,
+                                      validator_errors, workload_problem)
 
 
 @dataclass
@@ -147,7 +147,7 @@ def _variant_specs(req: BenchRequest, engine: Engine) -> tuple[list[VariantSpec]
         chosen = [spec_from_intent(GraphIntent(impl=req.impl, modules=req.modules, warmup_steps=req.warmup),
                                    workload=req.workload, size=req.size, optimizer_graph=req.optimizer_graph, **rest)]
     else:
-        chosen = [named_variant(n, **common) for n in (req.variants or DEFAULT_VARIANTS[req.workload])]
+        chosen = [named_variant(n, **common) for n in (req.variants or engine.default_variants(req.workload))]
         for s in chosen:
             problem = workload_problem(s.impl, s.modules, s.workload)
             if problem:

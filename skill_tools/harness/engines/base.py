@@ -49,6 +49,12 @@ class Engine:
     #: The framework decides its streams (``--capture-stream`` is refused).
     own_streams: ClassVar[bool] = True
 
+    def default_variants(self, workload: str) -> tuple[str, ...]:
+        """The named variants a bench of ``workload`` runs when none are asked for."""
+        from skill_tools.harness.spec import DEFAULT_VARIANTS
+
+        return DEFAULT_VARIANTS[workload]
+
     # -- what a variant becomes ---------------------------------------------------------------
 
     def arguments(self, spec: VariantSpec, era: Era) -> list[str]:

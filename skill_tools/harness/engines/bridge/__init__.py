@@ -19,6 +19,13 @@ from skill_tools.harness.engines.bridge import cli
 from skill_tools.harness.spec import VariantSpec
 
 
+BRIDGE_DEFAULT_VARIANTS: dict[str, tuple[str, ...]] = {
+    "dense": ("eager", "te:attn+mlp", "full_iteration", cli.LEGACY_FULL_ITERATION),
+    "moe": ("eager", "te:attn+moe_router+moe_preprocess", "te:moe_router+moe_preprocess"),
+    "moe_droppad": ("eager", "te:moe", cli.LEGACY_FULL_ITERATION),
+}
+
+
 class Bridge(Engine):
     name = "bridge"
     summary = "Megatron Bridge's own pretrain() with the rendered Hydra overrides"
@@ -26,6 +33,11 @@ class Bridge(Engine):
     subject = "GPT through Megatron Bridge's pretrain()"
     rebuildable = True
     arguments_key = "bridge_overrides"
+
+    def default_variants(self, workload: str) -> tuple[str, ...]:
+        # Bridge refuses per-layer `local` graphs (utils/cuda_graph.py l.146-152 @v0.6.0): its defaults
+        # are TE scopes and full iteration in both spellings, what its GPU tests capture.
+        return BRIDGE_DEFAULT_VARIANTS[workload]
 
     def arguments(self, spec: VariantSpec, era: Era) -> list[str]:
         return cli.run_overrides(spec, era)
