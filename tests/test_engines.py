@@ -55,3 +55,26 @@ def test_a_dropless_moe_answer_is_refused_as_a_workload_problem_not_a_proxy_one(
         bench.plan(bench.BenchRequest(engine="megatron-lm", workload="moe", impl="transformer_engine",
                                       modules=("moe",), mcore_version="0.19.2"))
     assert "moe workload" in str(exc.value) and "proxy" not in str(exc.value)
+
+
+def test_records_across_the_gpu_boundary_carry_their_schema_version(tmp_path):
+    import json
+
+    from skill_tools.harness.records import (SIDECAR_SCHEMA_VERSION, RecordVersionError, Sidecar, read_sidecar)
+    from skill_tools.harness.spec import VariantSpec, named_variant
+
+    spec = named_variant("te:attn+mlp", engine="proxy")
+    assert VariantSpec.from_record(spec.to_record()) == spec
+    with pytest.raises(RecordVersionError):
+        VariantSpec.from_record(json.dumps({**spec.to_dict(), "schema_version": 99}))
+    old = {"ok": True, "captures": 2, "iterations": [{"cuda_ms": 1.5, "replays": 1, "captures": 0}]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(old))  # written before the version field existed
+    side = read_sidecar(path)
+    assert side.schema_version == 0 and side.captures == 2 and side.iterations[0].replays == 1
+    assert Sidecar().schema_version == SIDECAR_SCHEMA_VERSION
+    path.write_text(json.dumps({**old, "schema_version": SIDECAR_SCHEMA_VERSION + 1}))
+    with pytest.raises(RecordVersionError):
+        read_sidecar(path)
+    path.write_text("not json")
+    assert read_sidecar(path) is None

@@ -127,6 +127,24 @@ class VariantSpec:
         d["modules"] = tuple(d.get("modules") or ())
         return cls(**d)
 
+    def to_record(self) -> str:
+        """The spec as the proxy worker receives it across the process boundary (versioned)."""
+        from skill_tools.harness.records import SPEC_SCHEMA_VERSION
+
+        return json.dumps({"schema_version": SPEC_SCHEMA_VERSION, **self.to_dict()}, sort_keys=True)
+
+    @classmethod
+    def from_record(cls, text: str) -> "VariantSpec":
+        """The spec from :meth:`to_record`; a record of a newer schema is refused, never half-read."""
+        from skill_tools.harness.records import SPEC_SCHEMA_VERSION, RecordVersionError
+
+        data = json.loads(text)
+        version = int(data.pop("schema_version", 0))
+        if version > SPEC_SCHEMA_VERSION:
+            raise RecordVersionError(f"variant spec schema_version {version} is newer than this worker reads "
+                                     f"({SPEC_SCHEMA_VERSION})")
+        return cls.from_dict(data)
+
     def digest(self) -> str:
         """Stable hash of everything that changes the measurement (cache key)."""
         return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]

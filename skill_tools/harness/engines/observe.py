@@ -23,7 +23,7 @@ from typing import Any
 import torch
 
 from skill_tools.harness.graph_counter import GraphCounter
-from skill_tools.harness.records import SIDECAR_SCHEMA_VERSION
+from skill_tools.harness.records import SIDECAR_SCHEMA_VERSION, Sidecar
 from skill_tools.harness.results import driver_version
 
 #: What the sidecar will hold; the engines add their own keys (versions, graph_config, teardown).
@@ -131,7 +131,7 @@ def _write_sidecar(path: Path) -> None:
         pass
     if int(os.environ.get("RANK", "0")) == 0:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(_STATE, indent=1))
+        path.write_text(json.dumps(Sidecar.from_dict(_STATE).to_dict(), indent=1))  # typed: the CLI reads a Sidecar
 
 
 def engine_arguments(module: str, loop_args: str, argv: list[str] | None,

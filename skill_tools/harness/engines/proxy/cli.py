@@ -24,7 +24,7 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float,
     slug = spec.name.replace(":", "_").replace("+", "-")
     spec_path = out_dir / "specs" / f"{slug}.json"
     spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(spec.to_json())
+    spec_path.write_text(spec.to_record())
     result_path = out_dir / "raw" / f"{slug}-t{trial}.json"
     result_path.unlink(missing_ok=True)
     iso = run_isolated(WORKER_MODULE, ["--spec", f"@{spec_path}", "--out", str(result_path)],

@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stdout,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     text = Path(args.spec[1:]).read_text() if args.spec.startswith("@") else args.spec
-    spec = VariantSpec.from_dict(json.loads(text))
+    spec = VariantSpec.from_record(text)
     rank = int(os.environ.get("RANK", "0"))
     result: dict[str, Any] = {"name": spec.name, "spec": spec.to_dict(), "ok": False, "phase": "start"}
     print(f"[harness] variant={spec.name} workload={spec.workload} size={spec.size} impl={spec.impl} "
