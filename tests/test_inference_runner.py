@@ -10,6 +10,7 @@ import pytest
 
 from skill_tools.config.era import era_for
 from skill_tools.errors import InputError
+from skill_tools.harness.inference import parity as P
 from skill_tools.harness.inference import report as RP
 from skill_tools.harness.inference import results as RS
 from skill_tools.harness.inference import runner as R
@@ -181,8 +182,8 @@ def test_worker_args_of_the_same_shape_control():
 
 
 def test_first_mismatch_on_length_difference():
-    assert R.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
-    assert R.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")
+    assert P.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
+    assert P.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")
 
 
 def test_shape_sensitivity_finds_batch_dependent_tokens():
