@@ -257,7 +257,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--decode-tokens", type=int, default=64)
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1, help="untimed generations per batch size")
-    p.add_argument("--workload", choices=sorted(WORKLOADS), default="tiny-gpt")
+    p.add_argument("--workload", choices=sorted(IW.WORKLOADS), default="tiny-gpt")
     p.add_argument("--prompt-len", type=int, default=0)
     p.add_argument("--num-cuda-graphs", type=int, default=-1)
     p.add_argument("--buffer-gb", type=float, default=0.0, help="KV cache GB (0 = sized for the batch)")

@@ -25,7 +25,6 @@ sidecar is written at exit by rank 0. With ``--layer-spec local`` the provider's
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import torch  # noqa: F401 - before Transformer Engine, which loads against the torch already imported

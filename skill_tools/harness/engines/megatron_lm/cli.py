@@ -14,7 +14,6 @@ sidecar (CUDA-graph capture and replay counts, CUDA-event step times, peak memor
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shlex
 from dataclasses import dataclass
