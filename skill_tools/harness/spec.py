@@ -105,6 +105,11 @@ class VariantSpec:
         return self.shape.micro_batch_size
 
     @property
+    def slug(self) -> str:
+        """The variant's name as a file name (``te:attn+mlp`` -> ``te_attn-mlp``)."""
+        return self.name.replace(":", "_").replace("+", "-")
+
+    @property
     def graphed(self) -> bool:
         return self.impl != "none" or self.optimizer_graph
 
