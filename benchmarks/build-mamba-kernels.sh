@@ -20,7 +20,7 @@
 # DEADLINE_S seconds is stopped and says so. Logs: WHEEL_DIR/build-<package>.log.
 # Usage (on the GPU machine, torch + nvcc + ninja + setuptools + wheel there):
 #   bash benchmarks/build-mamba-kernels.sh SDIST_DIR WHEEL_DIR [DEADLINE_S] [GENCODE]
-#   e.g. bash benchmarks/build-mamba-kernels.sh .gpu-mamba/sdist /tmp/mamba-wheels 480 arch=compute_90,code=sm_90
+#   e.g. bash benchmarks/build-mamba-kernels.sh .gpu-mamba/sdist "$HOME/mamba-wheels" 480 arch=compute_90,code=sm_90
 set -u
 SD=$(cd "${1:?usage: $0 SDIST_DIR WHEEL_DIR [DEADLINE_S] [GENCODE]}" && pwd)
 mkdir -p "${2:?WHEEL_DIR}"
