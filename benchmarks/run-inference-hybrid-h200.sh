@@ -24,21 +24,7 @@ START=$SECONDS
 left() { echo $(( BUDGET_S - (SECONDS - START) )); }
 
 # Which optional packages the device has (the worker decides from the same facts).
-"$PY" - <<'PYEOF' 2>&1 | tee "$OUT/packages.txt"
-import importlib.metadata as md, importlib.util as u
-for mod, dist in (("mamba_ssm", "mamba-ssm"), ("causal_conv1d", "causal-conv1d"), ("fla", "flash-linear-attention"),
-                  ("flash_attn", "flash-attn"), ("einops", "einops"), ("transformer_engine", "transformer-engine"),
-                  ("megatron.core", "megatron-core"), ("torch", "torch"), ("triton", "triton")):
-    try:
-        found = u.find_spec(mod) is not None
-    except ModuleNotFoundError:
-        found = False
-    try:
-        ver = md.version(dist) if found else None
-    except md.PackageNotFoundError:
-        ver = "unknown"
-    print(f"{dist}: {ver or 'not installed'}")
-PYEOF
+"$PY" benchmarks/gpu_packages.py 2>&1 | tee "$OUT/packages.txt"
 
 for w in "${WORKLOADS[@]}"; do
   if [ "$(left)" -lt 60 ]; then echo "[hybrid-bench] budget spent: skipping $w" | tee -a "$OUT/skipped.txt"; continue; fi

@@ -24,27 +24,7 @@ START=$SECONDS
 left() { echo $(( BUDGET_S - (SECONDS - START) )); }
 say() { echo "[mamba-bench $(date -u +%T)] $*"; }
 
-packages() {
-  "$PY" - <<'PYEOF'
-import importlib.metadata as md, importlib.util as u
-for mod, dist in (("mamba_ssm", "mamba-ssm"), ("causal_conv1d", "causal-conv1d"), ("transformer_engine", "transformer-engine"),
-                  ("megatron.core", "megatron-core"), ("torch", "torch"), ("triton", "triton"), ("einops", "einops")):
-    try:
-        found = u.find_spec(mod) is not None
-    except ModuleNotFoundError:
-        found = False
-    try:
-        ver = md.version(dist) if found else None
-    except md.PackageNotFoundError:
-        ver = "unknown"
-    print(f"{dist}: {ver or 'not installed'}")
-try:
-    import torch, selective_scan_cuda, causal_conv1d_cuda  # the compiled extensions (they link against torch's libc10)
-    print("compiled extensions: selective_scan_cuda, causal_conv1d_cuda import")
-except Exception as exc:  # noqa: BLE001 - recorded, not fatal here
-    print(f"compiled extensions: {type(exc).__name__}: {exc}")
-PYEOF
-}
+packages() { "$PY" benchmarks/gpu_packages.py; }
 
 bi_pass() {  # $1 = workload
   local w=$1
