@@ -35,7 +35,7 @@ run_droppad() {
 }
 run_rules() {  # Bridge's own checks, one short run each, in parallel: where and how Bridge refuses or converts
   local base
-  base=$(python3 -c 'from skill_tools.harness import bridge_loop; from skill_tools.harness.spec import named_variant
+  base=$(python3 -c 'from skill_tools.harness.engines.bridge import cli as bridge_loop; from skill_tools.harness.spec import named_variant
 s = named_variant("eager", engine="bridge", workload="dense", size="tiny", steps=4, warmup_steps=3, nproc=1,
                   layer_spec="te", capture_stream="default", profile_steps=0)
 print(" ".join(bridge_loop.model_overrides(s)))')

@@ -17,28 +17,14 @@ VARIANT_TIMEOUT_S=${VARIANT_TIMEOUT_S:-100}
 BATCHES=${BATCHES:-1,2,4,8,16,32,64}
 COMMON=(--batch-sizes "$BATCHES" --decode-tokens 16 --trials 2 --timeout "$VARIANT_TIMEOUT_S" --out "$OUT")
 WORKLOADS=(tiny-moe-shared tiny-hybrid-moe tiny-hybrid tiny-fp32-residual)
-# Workloads the checks refuse from the source (inference_workloads.unavailable) but that are run once
+# Workloads the checks refuse from the source (harness/inference/workloads.py unavailable()) but that are run once
 # anyway, briefly, to observe the failure on the hardware: eager and block at two batch sizes.
 RUN_REFUSED=${RUN_REFUSED:-tiny-fp32-residual}
 START=$SECONDS
 left() { echo $(( BUDGET_S - (SECONDS - START) )); }
 
 # Which optional packages the device has (the worker decides from the same facts).
-"$PY" - <<'PYEOF' 2>&1 | tee "$OUT/packages.txt"
-import importlib.metadata as md, importlib.util as u
-for mod, dist in (("mamba_ssm", "mamba-ssm"), ("causal_conv1d", "causal-conv1d"), ("fla", "flash-linear-attention"),
-                  ("flash_attn", "flash-attn"), ("einops", "einops"), ("transformer_engine", "transformer-engine"),
-                  ("megatron.core", "megatron-core"), ("torch", "torch"), ("triton", "triton")):
-    try:
-        found = u.find_spec(mod) is not None
-    except ModuleNotFoundError:
-        found = False
-    try:
-        ver = md.version(dist) if found else None
-    except md.PackageNotFoundError:
-        ver = "unknown"
-    print(f"{dist}: {ver or 'not installed'}")
-PYEOF
+"$PY" benchmarks/gpu_packages.py 2>&1 | tee "$OUT/packages.txt"
 
 for w in "${WORKLOADS[@]}"; do
   if [ "$(left)" -lt 60 ]; then echo "[hybrid-bench] budget spent: skipping $w" | tee -a "$OUT/skipped.txt"; continue; fi

@@ -3,7 +3,8 @@
 Results files record paths relative to the results folder (``skill_tools.output_file.portable``);
 an absolute temp or work folder means nothing on the next machine and tells about this one.
 Verbatim logs (``*.log``, ``*.log.gz``) are exempt: they are evidence quoted as captured, public
-issue logs included.
+issue logs included. So are the answers of held-out eval sets (``evals/heldout-*/**/answers/``): agent
+answers quoted as written, whose commands may name an agent's own temp files.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ def offenders(files: list[Path], pattern: re.Pattern[str]) -> list[str]:
     found = []
     for path in files:
         if path.name.endswith(EXEMPT_SUFFIXES) or path == Path(__file__).resolve() or not path.is_file():
+            continue
+        rel = path.relative_to(REPO).parts
+        if len(rel) > 2 and rel[0] == "evals" and rel[1].startswith("heldout-") and "answers" in rel:
             continue
         data = path.read_bytes()
         if b"\0" in data[:4096]:

@@ -13,11 +13,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "benchmarks" / "run-inference-hybrid-h200.sh"
+SCRIPTS = [("run-inference-hybrid-h200.sh", []),
+           ("run-inference-mamba-h200.sh", ["bi-local"]), ("run-inference-mamba-h200.sh", ["mamba"])]
 
 
-def test_hybrid_inference_script_calls_parse(tmp_path):
+@pytest.mark.parametrize("script, extra", SCRIPTS)
+def test_inference_script_calls_parse(tmp_path, script, extra):
     calls = tmp_path / "calls.txt"
     wrapper = tmp_path / "py"
     wrapper.write_text(
@@ -29,7 +33,7 @@ def test_hybrid_inference_script_calls_parse(tmp_path):
         f'exec "{sys.executable}" "$@"\n')
     wrapper.chmod(0o755)
     env = {**os.environ, "PYTHON": str(wrapper), "PYTHONPATH": str(REPO), "BUDGET_S": "100000"}
-    proc = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "out")], cwd=REPO, env=env,
+    proc = subprocess.run(["bash", str(REPO / "benchmarks" / script), str(tmp_path / "out"), *extra], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=900)
     lines = calls.read_text().splitlines() if calls.exists() else []
     assert lines, proc.stdout + proc.stderr

@@ -185,7 +185,7 @@ def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
     versions are stated once per metric in ``expected_metric_change.conditions``."""
     out: list[dict[str, Any]] = []
     for f in files:
-        if f.kind not in KINDS:
+        if f.kind not in KINDS or _batch_invariant_only(f):
             continue
         entry: dict[str, Any] = {"model": _workload(f.data),
                                  "task": "pretrain" if f.kind == "training" else "inference_decode"}
@@ -217,9 +217,16 @@ def compact_measured(files: list[ResultsFile]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------
 
 
+def _batch_invariant_only(f: ResultsFile) -> bool:
+    """A parity check under batch_invariant_mode (slower fixed-reduction kernels, eager at natural
+    shapes): BENCHMARK.md lists it; the size-bounded card carries no speed or parity line from it."""
+    return f.kind == "inference" and bool(f.data["variants"]) and all(v.get("batch_invariant") for v in f.data["variants"])
+
+
 def _graphed(files: list[ResultsFile], kind: str) -> list[tuple[ResultsFile, dict[str, Any]]]:
     return [(f, v) for f in files if f.kind == kind for v in f.data["variants"]
-            if not is_eager(v, kind) and variant_status(v, kind) not in ("failed", "not_captured")]
+            if not is_eager(v, kind) and variant_status(v, kind) not in ("failed", "not_captured")
+            and not v.get("batch_invariant")]
 
 
 def _range(values: list[float], fmt: str) -> str:

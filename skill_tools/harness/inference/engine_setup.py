@@ -114,18 +114,25 @@ def expert_bias_after(model, restored: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def enable_batch_invariance(model) -> None:
+def enable_batch_invariance(model) -> str:
     """What Megatron-LM's GDP end-to-end test does (tests/unit_tests/inference/engines/
     test_gdp_cuda_graph_e2e.py:153-159 @main): the config flag and every Attention module's copy
     of it (read once in ``Attention.__init__``, attention.py:320), set after construction so the
     config's FlashAttention-3/4 check (transformer_config.py:2875) does not refuse the build; the
-    kernels themselves are patched by ``set_batch_invariant_mode`` around the whole run."""
-    from megatron.core.transformer.attention import Attention
+    kernels themselves are patched by ``set_batch_invariant_mode`` around the whole run.
+
+    The Attention copy only picks ``num_splits=1`` for FA3/FA4 and asserts on the FA2 path
+    (attention.py:1126-1128, 1255-1258), which the PyTorch paged fallback stands in for; the fallback
+    has no split-KV reduction, so it is left off there. Returns what attention does, for the record."""
+    import megatron.core.transformer.attention as attention
 
     model.config.batch_invariant_mode = True
+    if not (attention.HAVE_FA3 or attention.HAVE_FA4):
+        return "attention flag off: no FA3/FA4 (the PyTorch paged fallback has no split-KV reduction)"
     for module in model.modules():
-        if isinstance(module, Attention):
+        if isinstance(module, attention.Attention):
             module.batch_invariant_mode = True
+    return "attention flag on (FA3/FA4 num_splits=1)"
 
 
 def build_engine(args: argparse.Namespace, workload: IW.Workload):
@@ -152,8 +159,7 @@ def build_engine(args: argparse.Namespace, workload: IW.Workload):
 
     graph_shapes = args.scope != "none" or args.eager_graph_shapes  # decode steps padded to the graph buckets
     model, config, max_seq = build_model(args, workload, graph_shapes)
-    if args.batch_invariant:
-        enable_batch_invariance(model)
+    invariance = enable_batch_invariance(model) if args.batch_invariant else None
     restored = restore_expert_bias(model, args.seed) if workload.restore_expert_bias else {}
     mamba_config = MambaInferenceStateConfig.from_model(model)  # None without Mamba layers
 
@@ -189,7 +195,7 @@ def build_engine(args: argparse.Namespace, workload: IW.Workload):
     build_s = time.perf_counter() - t0
     extras = {"expert_bias": restored.get("layers"), "mamba_state": mamba_config is not None,
               "residual_dtype": "fp32" if config.fp32_residual_connection else "bf16",
-              "engine_allocated_bytes": torch.cuda.memory_allocated() - mem_before,
+              "engine_allocated_bytes": torch.cuda.memory_allocated() - mem_before, "batch_invariance": invariance,
               "_restored": restored}
     return engine, model, context, config, build_s, extras
 

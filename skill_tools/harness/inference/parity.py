@@ -1,6 +1,6 @@
 """Token parity of graphed decode against eager, as Megatron-LM's inference tests define it.
 
-Two definitions, two controls (all run keys are worker processes of ``inference_runner``):
+Two definitions, two controls (all run keys are worker processes of :mod:`.runner`):
 
 - same padded shapes: a graph replays its decode step at its bucket's padded batch, so the eager
   control pads every decode step to the same bucket (``none-graph-shapes``); greedy tokens must be

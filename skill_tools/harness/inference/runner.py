@@ -180,13 +180,15 @@ def report_unavailable(args: argparse.Namespace, data: dict[str, Any], out_dir: 
     doc = {"schema_version": SCHEMA_VERSION, "kind": "inference", "date": date, "status": "unavailable",
            "env": environment(data.get("env", {})), "workload": data.get("workload", {}),
            "unavailable": data["unavailable"], "variants": [], "failures": [], "notes": []}
+    spec = IW.WORKLOADS.get(doc["workload"].get("name", ""))
+    doc["how_to_fix"] = IW.how_to_get(spec) if spec else []
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_stem(args, doc['workload'].get('name', 'unknown'), date)}.json"
     path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    print(json.dumps({"status": "unavailable", "unavailable": doc["unavailable"], "artifacts": {"json": str(path)}},
-                     indent=1) if getattr(args, "json", False) else
+    print(json.dumps({"status": "unavailable", "unavailable": doc["unavailable"], "how_to_fix": doc["how_to_fix"],
+                      "artifacts": {"json": str(path)}}, indent=1) if getattr(args, "json", False) else
           f"{doc['workload'].get('name')}: not measured on {doc['env'].get('gpu')}:\n  - "
-          + "\n  - ".join(doc["unavailable"]) + f"\nwrote {path}")
+          + "\n  - ".join(doc["unavailable"] + doc["how_to_fix"]) + f"\nwrote {path}")
     return EXIT_FINDINGS
 
 

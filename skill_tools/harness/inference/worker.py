@@ -224,6 +224,7 @@ def _measure(args: argparse.Namespace, spec: IW.Workload, attention_impl: str) -
                      "layer_spec": layer_spec, "mamba_state": extras["mamba_state"],
                      "attention": attention_impl, "num_cuda_graphs": args.num_cuda_graphs,
                      "batch_invariant_mode": bool(args.batch_invariant),
+                     "batch_invariance": extras["batch_invariance"],
                      "use_cuda_graphs_for_non_decode_steps": False, "max_requests": context.max_requests,
                      "decode_padding": "graph buckets" if (args.scope != "none" or args.eager_graph_shapes)
                      else "token rounder",

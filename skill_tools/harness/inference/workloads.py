@@ -1,7 +1,7 @@
 """The models ``bench --mode inference`` serves, as data: sizes, layer pattern, config options.
 
-Shared by the CLI side (``inference_runner``: names, dry runs, refusals) and the GPU side
-(``inference_worker``: it turns a workload into a ``TransformerConfig`` + ``GPTModel`` or
+Shared by the CLI side (:mod:`.runner`: names, dry runs, refusals) and the GPU side
+(:mod:`.worker`: it turns a workload into a ``TransformerConfig`` + ``GPTModel`` or
 ``HybridModel``). Nothing here imports torch or megatron, so what a workload asks of
 megatron-core, and whether the installed packages can build it, is checked without a GPU.
 
@@ -106,6 +106,14 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
              restore_expert_bias=True,
              about="HybridModel Mamba + attention + MoE (pattern M*EM*E): recurrent state, shared experts, "
                    "fp32 residual stream, fp32 expert bias (the model class of PR #7772)"),
+    # The same layers with a bf16 residual stream: what megatron-core 0.19 can serve (the fp32 stream
+    # reaches the attention layer's TE fused LayerNorm+Linear uncast; see unavailable()).
+    Workload("tiny-mamba-hybrid", "hybrid", "hybrid", 6, 256, 16, 512, pattern="M*EM*E",
+             config={**_MOE_SHARED, **_MAMBA, "moe_grouped_gemm": True, "moe_token_dispatcher_type": "alltoall",
+                     "normalization": "RMSNorm"},
+             restore_expert_bias=True,
+             about="HybridModel Mamba + attention + MoE (pattern M*EM*E): recurrent state, shared experts, "
+                   "fp32 expert bias, bf16 residual stream (tiny-hybrid without the fp32 stream 0.19 refuses)"),
 )}
 
 #: ``bench --workload`` names (shared with training mode) -> inference workloads.
@@ -183,6 +191,23 @@ def unavailable(w: Workload, installed: Callable[[str, str], str | None] = _inst
         elif minimum and have != "unknown" and _version_key(have) < _version_key(minimum):
             out.append(f"{dist} {have} is older than {minimum} ({source})")
     return out
+
+
+#: How to get the Mamba kernels where no registry has a wheel for the machine (PyPI has only sdists;
+#: mamba-ssm's setup.py otherwise downloads a prebuilt wheel from GitHub at build time).
+MAMBA_BUILD_HINT = ("build them on the GPU machine from the sdists (nvcc, torch and ninja there): "
+                    "`MAMBA_FORCE_BUILD=TRUE CAUSAL_CONV1D_FORCE_BUILD=TRUE TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=16 "
+                    "pip wheel --no-deps --no-build-isolation causal-conv1d==1.6.2.post1 mamba-ssm==2.2.6.post3`, "
+                    "or `bash benchmarks/build-mamba-kernels.sh SDIST_DIR WHEEL_DIR` (one target architecture, "
+                    "see benchmarks/README.md 'Mamba kernels'), then `pip install` both wheels")
+
+
+def how_to_get(w: Workload, installed: Callable[[str, str], str | None] = _installed) -> list[str]:
+    """What to do about each missing or too old kernel package of ``w`` (empty when none is)."""
+    gaps = [dist for module, dist, minimum, _ in requirements(w) if dist in ("mamba-ssm", "causal-conv1d")
+            and ((have := installed(module, dist)) is None
+                 or (minimum and have != "unknown" and _version_key(have) < _version_key(minimum)))]
+    return [f"{' and '.join(gaps)}: {MAMBA_BUILD_HINT}"] if gaps else []
 
 
 def config_kwargs(w: Workload, graphed: bool, graph_shapes: bool) -> dict[str, Any]:
