@@ -39,13 +39,14 @@ from split import frozen  # noqa: E402
 
 OUTCOMES = ("right", "partly", "wrong", "missed", "refused")
 #: Findings that say "something failed" without naming a cause.
-GENERIC = frozenset({"uncaught-exception", "incomplete-traceback", "hang-stack-dump", "worker-failed"})
+GENERIC = frozenset({"uncaught-exception", "incomplete-traceback", "hang-stack-dump", "worker-failed", "error-logged"})
 #: Causes any GPU program can hit without CUDA graphs (right for a non-graph thread).
 NEUTRAL = GENERIC | frozenset({
     "cuda-oom", "illegal-memory-access", "nccl-error", "nccl-watchdog-timeout", "nan-or-inf", "job-time-limit",
     "worker-segfault", "teardown-hang", "log-ends-in-teardown", "te-input-dtype-mismatch", "serving-decode-stalled",
     "custom-op-missing-cuda-kernel", "te-mcore-api-mismatch", "mamba-ssm-unimportable", "mamba-kernel-packages",
-    "te-attention-backend-missing", "moe-dispatcher-sync-point-assert",
+    "te-attention-backend-missing", "moe-dispatcher-sync-point-assert", "cublas-handle-init-failed",
+    "serving-watchdog-timeout",
 })
 MEGATRON_WORDS = re.compile(r"Megatron|MCore|cuda_graph_|--cuda-graph|Bridge|TECudaGraphHelper|overlap_param_gather")
 MEGATRON = frozenset({"megatron-lm", "megatron-bridge"})
