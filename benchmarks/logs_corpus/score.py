@@ -61,7 +61,7 @@ def _read(path: Path) -> dict[str, Any] | str:
     try:
         log = parse_path(path)
     except InputError as exc:
-        return str(exc)
+        return str(exc).replace(f"{path.parent}/", "")  # the temporary folder is no part of the result
     v = build(log)
     return {"stack": v.stack["name"], "ids": [f.id for f in v.failures], "capture": v.capture_status,
             "errors": [f.id for f in v.failures if f.severity == "error"],

@@ -158,7 +158,7 @@ def load_catalog(path: str | None = None) -> tuple[Signature, ...]:
     """The signature catalog, in priority order (first match wins). Refuses a ``check`` name that no
     check is registered for (checks.py) and an ``otherwise`` that names no signature."""
     with open(path or CATALOG_PATH, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built
     sigs = tuple(_signature(e) for e in data["signatures"])
     ids = {s.id for s in sigs}
     for sig in sigs:

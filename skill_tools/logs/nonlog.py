@@ -1,6 +1,7 @@
 """Recognise texts that are not logs, so they get a one-line refusal instead of a reading.
 
-Only texts the parser found nothing in are looked at. A config (YAML), a notebook or other JSON,
+Only texts the parser found nothing in are looked at, and files named as documents (.yaml, .json,
+.ipynb, .py) whatever they contain. A config (YAML), a notebook or other JSON,
 and Python source are refused with what they are; any other text is read as plain text (there is
 nothing in it to diagnose, and saying so is more useful than refusing a log we cannot place).
 """
@@ -14,6 +15,8 @@ import re
 import yaml
 
 HEAD_CHARS = 1 << 18  # how much of the text the checks look at
+#: file names checked even when lines in them matched a signature (a catalog quoting error messages)
+DOCUMENT_SUFFIXES = (".yaml", ".yml", ".json", ".ipynb", ".py")
 _YAML_LINE = re.compile(r"\s*(?:-\s+)?[A-Za-z_][\w.-]*:(?:\s|$)")
 
 

@@ -335,12 +335,14 @@ def parse_path(path: str | Path) -> ParsedLog:
     lf = LogFile(path)
     parsed = parse_batches(lf.batches(), source=str(path), warnings=lf.warnings)
     weak = parsed.format in ("framework-log", "generic-log") and not (parsed.failures or parsed.exceptions)
-    if not parsed.recognized or weak:
+    # a file named as a document (config, notebook, source) is checked even when lines in it matched:
+    # a catalog or a test quoting error messages is still not a log
+    if not parsed.recognized or weak or str(path).endswith(nonlog.DOCUMENT_SUFFIXES):
         head = _head(LogFile(path).lines(), nonlog.HEAD_CHARS)
         reason = nonlog.identify(head, str(path))
         if reason is not None:
             raise InputError(str(path), reason, hint=f"pass a log; formats read: {F.SUPPORTED}")
-        if weak:
+        if weak or parsed.recognized:
             return parsed
         parsed.format = "plain-text"
         parsed.format_reason = (f"{parsed.lines} lines of text with no training, log-prefixed, traceback or "

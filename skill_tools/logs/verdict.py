@@ -161,6 +161,8 @@ def build(log: ParsedLog) -> Verdict:
             notes.append(UNKNOWN_STACK_NOTE if stack.get("name") == "unknown"
                          else CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
 
+    if not failures and log.format in ("plain-text", "generic-log"):
+        notes.append(f"nothing to read: {log.format_reason}")
     status = log.evidence.status
     summary = SUMMARY[status]
     if status in ("unknown", "mentioned") and log.iterations:
