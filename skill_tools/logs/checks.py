@@ -6,7 +6,8 @@ says where it runs:
 
 - ``line``: when a needle matches, ``run_check`` calls it with the parser's state;
 - ``end``: at the end of the parse (``resolve_deferred``), when the whole text is known;
-- ``verdict``: applied by ``verdict.py`` to the tracebacks (``frames``) or reported by it (``derived``);
+- ``verdict``: applied by ``verdict.py`` to the tracebacks (``frames``), or reported from the text's
+  structure (``derived``: by ``verdict.py``, and by ``parse.py`` for a log that ends in NCCL teardown);
 - ``compare``: reported by ``compare.py`` from two logs.
 """
 
@@ -67,7 +68,7 @@ CHECKS: dict[str, Check] = {c.name: c for c in (
     Check("frames", "verdict", "traceback refinement: the error raised in the named frames (or with the named "
           "message) replaces the parent findings in `refines`; a line matching one of its needles reports it "
           "directly", _report),
-    Check("derived", "verdict", "reported by the verdict from the text's structure (traceback, cut traceback, "
+    Check("derived", "verdict", "reported from the text's structure (traceback, cut traceback, "
           "stack dump, teardown at the end)"),
     Check("config_mismatch", "compare", "reported by the comparison of two logs"),
     Check("no_speedup", "compare", "reported by the comparison of two logs"),
