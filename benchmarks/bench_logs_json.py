@@ -68,24 +68,28 @@ def main() -> int:
             runs = [_once([str(log), *extra]) for _ in range(args.repeats)]
             best = min(runs, key=lambda r: r["seconds"])
             rss = max(r["peak_rss_mb"] for r in runs)
-            within = best["seconds"] <= BUDGET_S and rss <= BUDGET_RSS_MB
-            if mode == "json":
-                within = within and best["stdout_bytes"] <= BUDGET_JSON_BYTES
-            modes[mode] = {"runs": runs, "best_s": best["seconds"], "best_cpu_s": min(r["cpu_seconds"] for r in runs),
-                           "peak_rss_mb": rss, "stdout_bytes": best["stdout_bytes"], "within_budget": within}
+            cpu = min(r["cpu_seconds"] for r in runs)
+            size_ok = rss <= BUDGET_RSS_MB and (mode != "json" or best["stdout_bytes"] <= BUDGET_JSON_BYTES)
+            modes[mode] = {"runs": runs, "best_s": best["seconds"], "best_cpu_s": cpu,
+                           "peak_rss_mb": rss, "stdout_bytes": best["stdout_bytes"],
+                           # wall time depends on the machine's load; CPU time is what the reader costs
+                           "within_budget": size_ok and best["seconds"] <= BUDGET_S,
+                           "within_budget_cpu": size_ok and cpu <= BUDGET_S}
         size = log.stat().st_size
     result = {"benchmark": "logs-cli-json", "date": dt.date.today().isoformat(), "lines": n, "bytes": size,
               "mix": args.mix, "repeats": args.repeats,
               "budget": {"seconds": BUDGET_S, "rss_mb": BUDGET_RSS_MB, "json_bytes": BUDGET_JSON_BYTES},
               "modes": modes,
-              "note": "fastest repeat against the time budget (shared machine; load_1min_before per run); RSS is the "
+              "note": "fastest repeat against the time budget, wall (within_budget) and CPU (within_budget_cpu): on a "
+                      "shared machine wall time includes waiting for a CPU (load_1min_before per run); RSS is the "
                       "child's peak; stdout_bytes is the size of what the command printed",
               "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}}
     out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"{result['date']}-logs-cli-json-{args.mix}.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     for mode, m in modes.items():
         print(f"{mode}: {n:,} lines ({size / 1e6:.0f} MB): best {m['best_s']} s (cpu {m['best_cpu_s']} s), peak RSS "
-              f"{m['peak_rss_mb']} MB, output {m['stdout_bytes']:,} bytes -> {'OK' if m['within_budget'] else 'OVER'}")
+              f"{m['peak_rss_mb']} MB, output {m['stdout_bytes']:,} bytes -> wall {'OK' if m['within_budget'] else 'OVER'}, "
+              f"cpu {'OK' if m['within_budget_cpu'] else 'OVER'}")
     print(f"wrote {out}")
     return 0 if all(m["within_budget"] for m in modes.values()) else 1
 

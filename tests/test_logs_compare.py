@@ -233,3 +233,14 @@ def test_zero_ms_steps_never_raise():
     cmp = compare(e, g)
     assert cmp.speedup is None and "0 ms" in cmp.reason
     assert steady_state(g).median_ms == 0.0
+
+
+def test_logs_without_per_step_times_say_so_instead_of_guessing():
+    # two serving logs: one captures, neither logs per-step times; the reason names what is missing
+    graph = parse_lines(["INFO 01-07 10:12:01 llm_engine.py:100] Capturing cudagraphs for decoding.",
+                         "Throughput: 12.3 requests/s"], source="graph")
+    eager = parse_lines(["INFO 01-07 10:12:01 llm_engine.py:100] starting", "Throughput: 10.3 requests/s"],
+                        source="eager")
+    cmp = compare(eager, graph)
+    assert cmp.verdict == "inconclusive"
+    assert cmp.reason.startswith("no per-step times in the eager and graph logs")

@@ -23,6 +23,8 @@ from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary,
 from skill_tools.stats import BOOTSTRAP_MAX_N, ratio_ci
 
 MIN_SAMPLES = 3
+#: where per-step times come from (other stacks' throughput lines are not per-step times)
+STEP_TIMES = "read from Megatron-LM / Megatron Bridge iteration lines"
 DEFAULT_BAND = 0.02
 DEFAULT_LOSS_RTOL = 0.02
 
@@ -205,6 +207,11 @@ def compare(
     if failed:
         name, f = failed[0]
         cmp.reason = f"the {name} run failed ({f.id} at line {f.line_no}); timings are not comparable"
+    elif not (eager.iterations and graph.iterations):
+        which = " and ".join(n for n, lg in (("eager", eager), ("graph", graph)) if not lg.iterations)
+        cmp.reason = (f"no per-step times in the {which} log{'s' if ' and ' in which else ''} ({STEP_TIMES}): "
+                      "nothing to compare; "
+                      "log step times in both runs the same way")
     elif not detect_capture(graph).detected:
         cmp.reason = "neither log shows a CUDA-graph capture message, so this is not an eager-vs-graph pair"
     elif cmp.speedup is None and se.n >= MIN_SAMPLES and sg.n >= MIN_SAMPLES:
