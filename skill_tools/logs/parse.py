@@ -29,6 +29,8 @@ from skill_tools.logs.iteration_feed import IterationFeed
 from skill_tools.logs.iterations import Iteration, IterationList
 from skill_tools.logs.lineparts import MemoryReport, continues, parse_memory
 from skill_tools.logs.prefix import strip as strip_prefix
+from skill_tools.logs.rates import GATES as RATE_GATES
+from skill_tools.logs.rates import RateLog
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
 from skill_tools.logs.runinfo import RunInfo
 from skill_tools.logs.stall import CaptureProgress
@@ -74,6 +76,7 @@ class ParsedLog:
     evidence: EvidenceCollector = field(default_factory=EvidenceCollector, repr=False)
     runinfo: RunInfo = field(default_factory=RunInfo, repr=False)
     stack: dict[str, Any] = field(default_factory=dict)
+    rates: RateLog = field(default_factory=RateLog, repr=False)  # other stacks' per-step/batch rates
 
     @property
     def recognized(self) -> bool:
@@ -154,6 +157,8 @@ class _Parser(IterationFeed):
                 self._try_iteration(pl, prank, ptext, praw, final=True)
         if self._try_iteration(line_no, rank, text, raw, final=False):
             return
+        if any(g in text for g in RATE_GATES):
+            self.log.rates.observe(text)
         if F.MEMORY_NEEDLE in text:
             reps = parse_memory(line_no, text)
             if reps:
