@@ -35,7 +35,7 @@ def test_corpus_is_large_and_sourced():
 def test_expected_ids_exist_in_the_catalog():
     from skill_tools.logs.diagnose import load_catalog
     from skill_tools.logs.evidence import STATUSES
-    from skill_tools.logs.structure import STACKS
+    from skill_tools.logs.stacks import STACKS
 
     ids = {s.id for s in load_catalog()}
     for e in ENTRIES:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skill_tools.logs.diagnose import CATALOG_PATH, Diagnoser, diagnose_lines, load_catalog
+from skill_tools.logs.diagnose import CATALOG_PATH, Diagnoser, load_catalog
+from skill_tools.logs.parse import diagnose_lines
 
 FIX = Path(__file__).parent / "fixtures" / "logs"
 pytestmark = pytest.mark.legacy

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_tools.logs.diagnose import diagnose_lines
+from skill_tools.logs.parse import diagnose_lines
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 pytestmark = pytest.mark.legacy

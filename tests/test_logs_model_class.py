@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from skill_tools.logs.diagnose import diagnose_lines
+from skill_tools.logs.parse import diagnose_lines
 
 pytest.importorskip("torch")
 pytest.importorskip("megatron.core")

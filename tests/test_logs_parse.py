@@ -165,9 +165,11 @@ def test_truncated_mid_line_warns_and_keeps_partial_line():
     "name, content, message",
     [
         ("empty.log", b"", "empty file"),
-        ("blank.log", b"\n\n  \n", "no Megatron training-log lines"),
+        ("blank.log", b"\n\n  \n", "only blank lines"),
+        ("config.yaml", b"model:\n  num_layers: 2\n  cuda_graph_impl: local\n", "a YAML document"),
+        ("nb.ipynb", b'{"cells": [{"outputs": []}], "nbformat": 4}', "Jupyter notebook"),
+        ("train.py", b"import torch\n\ndef main():\n    pass\n", "Python source"),
         ("binary.bin", (FIX / "synthetic_bad_binary.bin").read_bytes(), "binary"),
-        ("unknown.log", (FIX / "synthetic_unknown.log").read_bytes(), "supported formats: megatron-lm"),
         ("bad.gz", b"\x1f\x8b\x08\x00garbage", "gzip"),
     ],
 )
@@ -180,12 +182,12 @@ def test_bad_input_is_an_input_error(tmp_path, name, content, message):
     assert str(p) in str(exc.value)
 
 
-def test_unknown_format_names_what_was_seen(tmp_path):
+def test_plain_text_is_read_with_nothing_to_read(tmp_path):
+    """Text that is neither a log nor a known non-log (config, notebook, source) is read, not refused."""
     p = tmp_path / "u.log"
     p.write_text("hello\nthis is not a training log\n")
-    with pytest.raises(InputError) as exc:
-        parse_path(p)
-    assert "first line seen: 'hello'" in str(exc.value)
+    log = parse_path(p)
+    assert log.format == "plain-text" and "nothing to read" in log.format_reason and log.failures == []
 
 
 def test_mcore_logger_lines_with_a_custom_format_are_recognised():

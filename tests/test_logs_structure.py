@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from skill_tools.logs.parse import parse_lines
-from skill_tools.logs.structure import strip_source
+from skill_tools.logs.prefix import strip as strip_prefix
 from skill_tools.logs.verdict import build
 
 pytestmark = pytest.mark.legacy
@@ -81,11 +81,13 @@ def test_unindented_frames_and_code_lines():
 
 
 def test_serving_prefixes_are_stripped():
-    assert strip_source("(EngineCore_DP0 pid=387) ERROR 03-08 16:44:32 [core.py:1111]   File \"a.py\"")[2] == '  File "a.py"'
-    assert strip_source("(RayWorkerWrapper pid=6774) INFO 12-24 21:49:17 model_runner.py:1400] Capturing")[2] == "Capturing"
-    assert strip_source("[1,17]<stdout>:  File \"x\"") == (None, 17, '  File "x"')
-    assert strip_source("[80746] [rank4]:[E321 02:07:08] x")[1:] == (4, "[E321 02:07:08] x")
-    assert strip_source("plain text") == (None, None, "plain text")
+    assert strip_prefix("(EngineCore_DP0 pid=387) ERROR 03-08 16:44:32 [core.py:1111]   File \"a.py\"")[1] == '  File "a.py"'
+    assert strip_prefix("(RayWorkerWrapper pid=6774) INFO 12-24 21:49:17 model_runner.py:1400] Capturing")[1] == "Capturing"
+    pre, rest = strip_prefix("[1,17]<stdout>:  File \"x\"")
+    assert (pre.rank, rest) == (17, '  File "x"')
+    pre, rest = strip_prefix("[80746] [rank4]:[E321 02:07:08] x")
+    assert pre.rank == 4 and rest.endswith("x")
+    assert strip_prefix("plain text") == (strip_prefix("")[0], "plain text")
 
 
 def test_cxx_terminate_is_an_exception():
@@ -211,13 +213,13 @@ def test_log_num_zeros_in_optimizer_capture():
     assert "--log-num-zeros-in-grad" in v.failures[0].fix
 
 
-def test_unrecognisable_text_is_still_refused(tmp_path):
+def test_a_config_pasted_instead_of_a_log_is_refused(tmp_path):
     from skill_tools.errors import InputError
     from skill_tools.logs.parse import parse_path
 
     p = tmp_path / "u.log"
-    p.write_text("hello\nworld\n")
-    with pytest.raises(InputError):
+    p.write_text("model:\n  num_layers: 2\ntrain:\n  train_iters: 10\n")
+    with pytest.raises(InputError, match="YAML"):
         parse_path(p)
 
 

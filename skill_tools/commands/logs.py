@@ -4,27 +4,36 @@ One log  -> summary: format, iterations, capture, steady state, memory, failures
 Two logs -> both summaries plus an eager-vs-graph comparison (A = eager, B = graph; swapped
             automatically, and said so, when only A shows a capture).
 
-Exit status: 0 = parsed, nothing diagnosed; 1 = at least one failure signature matched (in
-either log, or `no-speedup` from the comparison); 2 = unreadable input (missing, empty,
-binary, corrupt gzip, or no Megatron training-log lines at all).
+Exit status: 0 = read, nothing diagnosed (also plain text with nothing to read); 1 = at least one
+finding (in either log, or `no-speedup` from the comparison); 2 = refused input (missing, empty,
+binary, corrupt gzip, or not a log: a YAML config, a notebook or other JSON, Python source).
 
-JSON (one log): {"source", "format", "format_reason", "lines", "iterations": [...],
-"steady_state": {"median_ms", "ci95_ms", "iterations_used", ...}, "capture": {"detected",
-"iteration", "seconds", ...}, "memory", "timers", "events", "failures": [{"id", "line_no",
-"evidence", "cause", "fix", "rule", ...}], "warnings", "comparison": null}.
-JSON (two logs): {"logs": {"eager": <one-log object>, "graph": <one-log object>},
-"comparison": {"verdict", "reason", "speedup", "speedup_ci95", "loss", "memory", ...},
-"failures": [every failure, each with "log"]}.
+JSON (``--json``, schema skill_tools/schemas/logs.schema.json, ``schema_version`` 1) is bounded
+whatever the log's length: summary, statistics (steady state, timers, memory), capture evidence and
+findings. Per-iteration rows are written only with ``--iterations FILE`` (JSON Lines, streamed;
+``-`` = stdout, then the summary goes to stderr).
+One log: {"schema_version", "kind": "log", "source", "format", "format_reason", "stack", "lines",
+"iteration_count", "iterations": null, "iterations_file", "steady_state", "capture", "memory",
+"timers", "events", "failures": [{"id", "line_no", "evidence", "cause", "fix", "rule", ...}],
+"verdict", "warnings", "comparison": null}.
+Two logs: {"schema_version", "kind": "comparison", "logs": {"eager": <one log>, "graph": <one log>},
+"comparison": {"verdict", "reason", "speedup", ...}, "failures": [every finding, each with "log"]}.
+Refused input under --json: {"schema_version", "kind": "error", "error": {"input", "message", "hint"}}.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from statistics import median
 from typing import Any
 
-from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+from skill_tools.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK
+
+SCHEMA_VERSION = 1
+_MAX_RANKS = 256
+_MAX_WARNINGS = 50
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "iteration for graph runs, 3 for eager runs)")
     parser.add_argument("--band", type=float, default=0.02,
                         help="speedup below this fraction counts as neutral (default 0.02)")
+    parser.add_argument("--iterations", metavar="FILE", default=None,
+                        help="also write every per-iteration row as JSON Lines to FILE ('-' = stdout), streamed; "
+                             "--json alone is bounded and carries no rows")
     parser.add_argument("--no-iterations", action="store_true",
-                        help="leave the per-iteration list out of --json (large logs)")
-    parser.epilog = "exit status: 0 ok, 1 failures diagnosed, 2 unreadable or not a Megatron log"
+                        help="accepted for compatibility: rows are left out of --json unless --iterations is given")
+    parser.epilog = "exit status: 0 ok, 1 findings, 2 refused input (unreadable, or not a log)"
 
 
 def _timers(timers: dict[str, list[float]]) -> dict[str, Any]:
@@ -45,8 +57,9 @@ def _timers(timers: dict[str, list[float]]) -> dict[str, Any]:
             for k, v in timers.items()}
 
 
-def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, steady=None) -> dict[str, Any]:
-    """``steady``: the log's SteadyState when already computed (by the comparison)."""
+def summarize_log(log, *, warmup: int | None, steady=None, iterations_file: str | None = None) -> dict[str, Any]:
+    """The bounded summary of one log. ``steady``: the log's SteadyState when already computed (by the
+    comparison); ``iterations_file``: where the rows were streamed, if anywhere."""
     from skill_tools.logs.steady import detect_capture, memory_summary, steady_state
     from skill_tools.logs.verdict import build
 
@@ -58,13 +71,17 @@ def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, stea
     cap.update(status=verdict.capture_status, summary=verdict.capture_summary,
                evidence=[e.to_dict() for e in log.evidence.strongest(20)])
     return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "log",
         "source": log.source,
         "format": log.format,
         "format_reason": log.format_reason,
         "stack": verdict.stack,
         "lines": log.lines,
-        "ranks": log.ranks,
-        "iterations": [it.to_dict() for it in log.iterations] if with_iterations else None,
+        "ranks": log.ranks[:_MAX_RANKS],
+        "rank_count": len(log.ranks),
+        "iterations": None,
+        "iterations_file": iterations_file,
         "iteration_count": len(log.iterations),
         "steady_state": steady.to_dict(),
         "capture": cap,
@@ -74,9 +91,25 @@ def summarize_log(log, *, warmup: int | None, with_iterations: bool = True, stea
         "failures": [dict(f.to_dict(), log=log.source) for f in verdict.failures],
         "verdict": verdict.to_dict(),
         "run": log.runinfo.to_dict(),
-        "warnings": log.warnings,
+        "warnings": log.warnings[:_MAX_WARNINGS],
         "comparison": None,
     }
+
+
+def _stream_rows(logs, target: str | None) -> None:
+    """Write every per-iteration row as one JSON line (streamed: no list is built)."""
+    if target is None:
+        return
+    fh = sys.stdout if target == "-" else open(target, "w", encoding="utf-8")
+    try:
+        for log in logs:
+            for it in log.iterations:
+                row = it.to_dict()
+                row["log"] = log.source
+                fh.write(json.dumps(row) + "\n")
+    finally:
+        if fh is not sys.stdout:
+            fh.close()
 
 
 def _fmt_ms(v: float | None) -> str:
@@ -155,16 +188,36 @@ def _print_failure(f: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skill_tools.errors import InputError
+
+    try:
+        return _run(args)
+    except InputError as exc:
+        if not args.json:
+            raise
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "kind": "error",
+                          "error": {"input": exc.source, "message": str(exc), "hint": exc.hint}}, indent=2))
+        return EXIT_BAD_INPUT
+
+
+def _emit(doc: dict[str, Any], args: argparse.Namespace) -> None:
+    # with the rows on stdout, the summary goes to stderr so each stream stays one format
+    print(json.dumps(doc, indent=2), file=sys.stderr if args.iterations == "-" else sys.stdout)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from skill_tools.errors import InputError
     from skill_tools.logs.compare import compare
     from skill_tools.logs.parse import parse_path
 
     if len(args.logs) > 2:
         raise InputError(" ".join(args.logs), "give one log (summary) or two logs (eager then graph)")
     parsed = [parse_path(p) for p in args.logs]
+    _stream_rows(parsed, args.iterations)
+    rows_at = args.iterations if args.iterations not in (None, "-") else ("<stdout>" if args.iterations else None)
     if len(parsed) == 1:
-        out = summarize_log(parsed[0], warmup=args.warmup, with_iterations=args.json and not args.no_iterations)
+        out = summarize_log(parsed[0], warmup=args.warmup, iterations_file=rows_at)
         if args.json:
-            print(json.dumps(out, indent=2))
+            _emit(out, args)
         else:
             _print_summary(out)
         return EXIT_FINDINGS if out["failures"] else EXIT_OK
@@ -172,33 +225,38 @@ def run(args: argparse.Namespace) -> int:
     cmp = compare(parsed[0], parsed[1], band=args.band, warmup=args.warmup)
     # The comparison already computed both steady states (bootstrap CIs): reuse them.
     steadies = (cmp.graph_steady, cmp.eager_steady) if cmp.swapped else (cmp.eager_steady, cmp.graph_steady)
-    summaries = [summarize_log(p, warmup=args.warmup, with_iterations=args.json and not args.no_iterations, steady=st)
+    summaries = [summarize_log(p, warmup=args.warmup, steady=st, iterations_file=rows_at)
                  for p, st in zip(parsed, steadies)]
     failures = [f for s in summaries for f in s["failures"]]
     eager, graph = (summaries[1], summaries[0]) if cmp.swapped else (summaries[0], summaries[1])
     cmp_d = cmp.to_dict()
     failures += cmp_d["failures"]
     if args.json:
-        print(json.dumps({"logs": {"eager": eager, "graph": graph}, "comparison": cmp_d, "failures": failures}, indent=2))
+        _emit({"schema_version": SCHEMA_VERSION, "kind": "comparison", "logs": {"eager": eager, "graph": graph},
+               "comparison": cmp_d, "failures": failures}, args)
     else:
         _print_summary(eager, "eager: ")
         print()
         _print_summary(graph, "graph: ")
         print()
-        if cmp.swapped:
-            print("note: inputs swapped: the first log shows a capture, the second does not")
-        print(f"verdict: {cmp.verdict.upper()}: {cmp.reason}")
-        loss = cmp.loss
-        if loss.get("keys"):
-            parts = [f"{k} max |delta| {d['max_abs_delta']:.4g} (rel {d['max_rel_delta']:.2%}, it {d['at_iteration']})"
-                     for k, d in loss["keys"].items()]
-            ok = {True: "within", False: "OUTSIDE", None: "n/a"}[loss["within_tolerance"]]
-            print(f"loss over {loss['overlapping_iterations']} overlapping iterations ({ok} {loss['rtol']:.0%}): "
-                  + "; ".join(parts))
-        mem = cmp.memory
-        if "delta_max_reserved_mib" in mem:
-            print(f"memory: max reserved {mem['delta_max_reserved_mib']:+,.1f} MiB ({mem['delta_pct_max_reserved_mib']:+.1f}%), "
-                  f"max allocated {mem.get('delta_max_allocated_mib', 0):+,.1f} MiB")
-        for f in cmp_d["failures"]:
-            _print_failure(f)
+        _print_comparison(cmp, cmp_d)
     return EXIT_FINDINGS if failures else EXIT_OK
+
+
+def _print_comparison(cmp, cmp_d: dict[str, Any]) -> None:
+    if cmp.swapped:
+        print("note: inputs swapped: the first log shows a capture, the second does not")
+    print(f"verdict: {cmp.verdict.upper()}: {cmp.reason}")
+    loss = cmp.loss
+    if loss.get("keys"):
+        parts = [f"{k} max |delta| {d['max_abs_delta']:.4g} (rel {d['max_rel_delta']:.2%}, it {d['at_iteration']})"
+                 for k, d in loss["keys"].items()]
+        ok = {True: "within", False: "OUTSIDE", None: "n/a"}[loss["within_tolerance"]]
+        print(f"loss over {loss['overlapping_iterations']} overlapping iterations ({ok} {loss['rtol']:.0%}): "
+              + "; ".join(parts))
+    mem = cmp.memory
+    if "delta_max_reserved_mib" in mem:
+        print(f"memory: max reserved {mem['delta_max_reserved_mib']:+,.1f} MiB ({mem['delta_pct_max_reserved_mib']:+.1f}%), "
+              f"max allocated {mem.get('delta_max_allocated_mib', 0):+,.1f} MiB")
+    for f in cmp_d["failures"]:
+        _print_failure(f)

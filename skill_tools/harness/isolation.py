@@ -7,7 +7,7 @@ None of that may take the caller down or leave a process behind, so every job ru
 process that still carries the job's marker variable (``SKILL_TOOLS_JOB``, inherited by each
 descendant, orphans included; the way Jenkins finds a build's strays) is killed too. The process
 tree comes from psutil, whose process handles guard against a reused pid. The log is then classified:
-first by the log parser's failure signatures (``skill_tools.logs.diagnose.diagnose_lines``),
+first by the log parser's failure signatures (``skill_tools.logs.parse``),
 then by the generic classes below (timeout, OOM, illegal memory access, signal, exit code).
 """
 

@@ -17,12 +17,17 @@ from typing import Any
 import numpy as np
 
 from skill_tools.logs.diagnose import Failure, make_failure, signature
+from skill_tools.logs.checks import capture_context
 from skill_tools.logs.parse import ParsedLog
+from skill_tools.logs.rates import compare_rates
 from skill_tools.logs.runinfo import MODEL_KEYS
 from skill_tools.logs.steady import SteadyState, detect_capture, memory_summary, steady_state
 from skill_tools.stats import BOOTSTRAP_MAX_N, ratio_ci
 
 MIN_SAMPLES = 3
+#: where per-step times come from (other stacks' throughput lines are not per-step times)
+STEP_TIMES = ("read from Megatron-LM / Megatron Bridge iteration lines, or a rate both logs report: "
+              "SGLang/vLLM throughput and latency lines, tqdm it/s")
 DEFAULT_BAND = 0.02
 DEFAULT_LOSS_RTOL = 0.02
 
@@ -44,6 +49,8 @@ class Comparison:
     #: The steady states compared (after any swap), so callers summarising the logs reuse them.
     eager_steady: SteadyState | None = field(default=None, repr=False)
     graph_steady: SteadyState | None = field(default=None, repr=False)
+    #: the rate compared when the logs have no iteration lines (rates.py), else None
+    metric: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         r = lambda v: None if v is None else round(v, 4)  # noqa: E731
@@ -57,6 +64,7 @@ class Comparison:
             "loss": self.loss,
             "memory": self.memory,
             "swapped_inputs": self.swapped,
+            "metric": self.metric,
             "warnings": self.warnings,
             "failures": [f.to_dict() for f in self.failures],
         }
@@ -159,6 +167,23 @@ def shape_warnings(a: ParsedLog, b: ParsedLog) -> list[str]:
     return out
 
 
+def _compare_rates(cmp: Comparison, eager: ParsedLog, graph: ParsedLog, band: float, seed: int) -> None:
+    """Runs without Megatron iteration lines: compare a per-step/per-batch rate both logs report."""
+    if capture_context(eager) and not capture_context(graph):
+        eager, graph, cmp.swapped = graph, eager, not cmp.swapped
+    r = compare_rates(eager.rates, graph.rates, band=band, seed=seed)
+    if not r["reason"]:
+        which = " and ".join(n for n, lg in (("eager", eager), ("graph", graph)) if not lg.iterations)
+        cmp.reason = (f"no per-step times in the {which} log{'s' if ' and ' in which else ''} ({STEP_TIMES}): "
+                      "nothing to compare; log step times in both runs the same way")
+        return
+    cmp.verdict, cmp.reason, cmp.metric = r["verdict"], r["reason"], r.get("metric")
+    cmp.speedup, cmp.speedup_ci95 = r.get("speedup"), r.get("ci95")
+    if cmp.verdict in ("neutral", "slower"):
+        cmp.failures.append(make_failure(signature("no-speedup"), None, r["reason"]))
+        cmp.failures[-1].log = graph.source
+
+
 def _errors(log: ParsedLog) -> list[Failure]:
     return [f for f in log.failures if f.severity == "error"]
 
@@ -205,6 +230,8 @@ def compare(
     if failed:
         name, f = failed[0]
         cmp.reason = f"the {name} run failed ({f.id} at line {f.line_no}); timings are not comparable"
+    elif not (eager.iterations and graph.iterations):
+        _compare_rates(cmp, eager, graph, band, seed)
     elif not detect_capture(graph).detected:
         cmp.reason = "neither log shows a CUDA-graph capture message, so this is not an eager-vs-graph pair"
     elif cmp.speedup is None and se.n >= MIN_SAMPLES and sg.n >= MIN_SAMPLES:

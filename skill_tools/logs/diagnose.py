@@ -14,9 +14,11 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
+
+from skill_tools.logs.checks import CHECKS
 
 CATALOG_PATH = Path(__file__).with_name("signatures.yaml")
 EVIDENCE_MAX = 400
@@ -58,6 +60,16 @@ class Signature:
     frames: tuple[str, ...] = ()
     refines: tuple[str, ...] = ()
     message: tuple[str, ...] = ()
+    #: check during_capture: the signature reported instead when the text shows no capture.
+    otherwise: str | None = None
+    #: needles that report a consequence of an earlier error (verdict folds them into that error)
+    consequence: tuple[str, ...] = ()
+    #: lines (or multi-line texts) the signature must find, and ones it must not
+    positive: tuple[Any, ...] = ()
+    negative: tuple[Any, ...] = ()
+
+    def is_consequence(self, text: str) -> bool:
+        return any(c in text for c in self.consequence)
 
 
 @dataclass
@@ -76,6 +88,7 @@ class Failure:
     pain_point: str | None = None
     source: str = ""
     log: str | None = None
+    consequence: bool = False  # the first line seen reports a consequence of an earlier error
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,15 +146,27 @@ def _signature(entry: dict[str, Any]) -> Signature:
         frames=tuple(entry.get("frames") or ()),
         refines=tuple(entry.get("refines") or ()),
         message=tuple(entry.get("message") or ()),
+        otherwise=entry.get("otherwise"),
+        consequence=tuple(entry.get("consequence") or ()),
+        positive=tuple((entry.get("examples") or {}).get("positive") or ()),
+        negative=tuple((entry.get("examples") or {}).get("negative") or ()),
     )
 
 
 @functools.lru_cache(maxsize=4)
 def load_catalog(path: str | None = None) -> tuple[Signature, ...]:
-    """The signature catalog, in priority order (first match wins)."""
+    """The signature catalog, in priority order (first match wins). Refuses a ``check`` name that no
+    check is registered for (checks.py) and an ``otherwise`` that names no signature."""
     with open(path or CATALOG_PATH, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
-    return tuple(_signature(e) for e in data["signatures"])
+        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built
+    sigs = tuple(_signature(e) for e in data["signatures"])
+    ids = {s.id for s in sigs}
+    for sig in sigs:
+        if sig.check is not None and sig.check not in CHECKS:
+            raise ValueError(f"signature {sig.id}: check {sig.check!r} is not registered (known: {sorted(CHECKS)})")
+        if sig.otherwise is not None and sig.otherwise not in ids:
+            raise ValueError(f"signature {sig.id}: otherwise names no signature: {sig.otherwise!r}")
+    return sigs
 
 
 def signature(sig_id: str) -> Signature:
@@ -156,7 +181,8 @@ def _evidence(text: str) -> str:
     return text if len(text) <= EVIDENCE_MAX else text[: EVIDENCE_MAX - 3] + "..."
 
 
-def make_failure(sig: Signature, line_no: int | None, evidence: str, rank: int | None = None) -> Failure:
+def make_failure(sig: Signature, line_no: int | None, evidence: str, rank: int | None = None,
+                 consequence: bool = False) -> Failure:
     return Failure(
         id=sig.id,
         line_no=line_no,
@@ -168,6 +194,7 @@ def make_failure(sig: Signature, line_no: int | None, evidence: str, rank: int |
         ranks=[rank] if rank is not None else [],
         pain_point=sig.pain_point,
         source=sig.source,
+        consequence=consequence,
     )
 
 
@@ -221,13 +248,15 @@ class Diagnoser:
                         break
         return None if best is None else best[1]
 
-    def report(self, sig: Signature, line_no: int | None, evidence: str, rank: int | None = None) -> None:
+    def report(self, sig: Signature, line_no: int | None, evidence: str, rank: int | None = None,
+               consequence: bool = False) -> None:
         """Record one occurrence; repeats of an id bump its count and rank list."""
         f = self._by_id.get(sig.id)
         if f is None:
-            self._by_id[sig.id] = make_failure(sig, line_no, evidence, rank)
+            self._by_id[sig.id] = make_failure(sig, line_no, evidence, rank, consequence)
             self._order.append(sig.id)
             return
+        f.consequence = f.consequence and consequence
         f.count += 1
         if rank is not None and rank not in f.ranks and len(f.ranks) < 64:
             f.ranks.append(rank)
@@ -236,8 +265,11 @@ class Diagnoser:
         """Match one line; record it unless the signature needs a derived check. Returns the match."""
         sig = self.match(text)
         if sig is not None and sig.check is None:
-            self.report(sig, line_no, text, rank)
+            self.report(sig, line_no, text, rank, sig.is_consequence(text))
         return sig
+
+    def signature(self, sig_id: str) -> Signature:
+        return next(s for s in self.catalog if s.id == sig_id)
 
     def seen(self, sig_id: str) -> bool:
         return sig_id in self._by_id
@@ -248,14 +280,3 @@ class Diagnoser:
             (self._by_id[i] for i in self._order),
             key=lambda f: (f.line_no is None, f.line_no or 0),
         )
-
-
-def diagnose_lines(lines: Iterable[str]) -> list[Failure]:
-    """Diagnose raw log lines (e.g. a subprocess's captured stdout+stderr) -> Failures.
-
-    Runs the full streaming parse so that derived checks (NaN after capture, hang after training
-    finished) agree with ``skill-tools logs``. Never raises for odd text: unknown lines are ignored.
-    """
-    from skill_tools.logs.parse import parse_lines
-
-    return parse_lines(lines, source="<lines>").failures

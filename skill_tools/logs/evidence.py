@@ -17,6 +17,7 @@ are disabled" (NVIDIA-NeMo/Speech#15615), CUDA runtime error names
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,6 @@ _RULES: tuple[tuple[str, str], ...] = (
     # disabled / not used
     ("Cuda graphs with while loops are disabled", "disabled"),
     ("No graphable layers found", "disabled"),
-    ("enforce_eager=True", "mentioned"),  # vLLM's startup advice names it in every run
     ("CUDA graphs are not supported", "disabled"),
     ("cuda graphs disabled", "disabled"),
     ("CUDA graphs disabled", "disabled"),
@@ -59,12 +59,22 @@ _RULES: tuple[tuple[str, str], ...] = (
     ("Capture CUDA graph end", "captured"),
     # started captures
     ("Capturing cudagraphs for decoding", "capture-started"),
+    ("Capturing the model for CUDA graphs", "capture-started"),
     ("Capturing CUDA graph shapes", "capture-started"),
     ("Capturing CUDA graphs", "capture-started"),
     ("Capturing batches (bs=", "capture-started"),
     ("Capture cuda graph begin", "capture-started"),
     ("Capture CUDA graph begin", "capture-started"),
     ("cuda graph addresses", "capture-started"),  # vLLM custom all-reduce registers graph buffers
+    ("recording cudagraph tree", "capture-started"),  # torch/_inductor/cudagraph_trees.py (TORCH_LOGS=cudagraphs)
+    ("of graph recording id", "capture-started"),
+    ("Running warmup of function", "capture-started"),
+    ("Capture cuda graph bs", "capture-started"),
+    ("Capture draft cuda graph begin", "capture-started"),
+    # disabled by the framework for this shape / backend
+    ("skipping cudagraphs", "disabled"),  # torch/_inductor (cudagraph_utils.py skip messages)
+    ("setting cudagraph_mode=PIECEWISE", "configured"),  # vLLM downgrades FULL graphs for a backend
+    ("enforce_eager=True", "mentioned"),  # vLLM's startup advice names it in every run
     # in use / configured
     ("No CUDA Graphs were created", "configured"),
     ("CUDA Graphs should have been created", "configured"),
@@ -76,6 +86,12 @@ _RULES: tuple[tuple[str, str], ...] = (
     ("graphs deleted", "configured"),
 )
 _GATES = ("raph", "aptur", "CaptureStatus")
+_GRAPH_FILE = r"(?:graphs|cuda_graphs?|cuda_graph_runner|cudagraph_utils|cudagraph_trees|model_runner)\.py"
+_FRAME_LINE = re.compile(
+    rf"{_GRAPH_FILE}:\d+(?:\)| in) ?(?:(?P<replay>replay\w*)|capture\w*|init_\w*graphs)"
+    rf"|(?:(?P<r2>replay)|capture\w*|init_\w*graphs) \({_GRAPH_FILE}:\d+\)")
+_FAILED = re.compile(r"(?:graph capture|cuda ?graph (?:capture|warmup|build)|capture cuda graph)\w*[^.]{0,40}?"
+                     r"\b(?:failed|failure|error)\b")
 
 # Megatron-LM's argument dump ("  cuda_graph_impl ........ transformer_engine") and flags.
 _CONFIG_KEYS_ON = {"cuda_graph_impl": ("local", "transformer_engine", "full_iteration"),
@@ -103,7 +119,12 @@ def classify(text: str) -> str | None:
     for needle, kind in _RULES:
         if needle in text:
             return kind
+    m = _FRAME_LINE.search(text)
+    if m:  # a frame printed as "func (file:line)" / "file:line in func" naming graph capture or replay
+        return "replayed" if m.group("replay") or m.group("r2") else "capture-started"
     low = text.lower()
+    if _FAILED.search(low):  # "CUDA graph capture failed", "Decode cuda graph warmup failed"
+        return "capture-failed"
     if "cuda graph" in low or "cudagraph" in low or "cuda_graph" in low:
         return "mentioned"
     return None

@@ -96,6 +96,8 @@ FORMATS = {
     "mcore-events": "no iteration lines; MCore logger lines (CUDA-graph events, errors) only",
     "traceback": "no iteration lines; Python tracebacks, exception lines or stack dumps (any stack)",
     "framework-log": "no iteration lines; error, CUDA-graph or framework lines of another stack",
+    "generic-log": "no iteration lines; lines with log prefixes (timestamps, levels, ranks) and nothing to diagnose",
+    "plain-text": "text with nothing recognisable (no log prefix, traceback or CUDA-graph line): nothing to read",
 }
 SUPPORTED = ", ".join(FORMATS)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from skill_tools.logs.diagnose import Failure, load_catalog, make_failure, signature
 from skill_tools.logs.evidence import SUMMARY
+from skill_tools.logs.frames import package_of
 from skill_tools.logs.parse import ParsedLog
 from skill_tools.logs.structure import ExceptionRecord
 
@@ -38,8 +39,11 @@ STOPPED_NOTE = (
     "(if the job is still there, dump every rank's stack with py-spy)"
 )
 _COVER_AFTER = 8  # lines after an exception line that still belong to it ("Search for `cudaError...'")
+_CHAIN_LINES = 200  # how far back an error can be the cause of a "previous error during capture" line
+_GENERIC_IDS = frozenset({"uncaught-exception", "incomplete-traceback", "hang-stack-dump", "worker-failed",
+                          "error-logged"})
 _HANG_IDS = frozenset({"nccl-watchdog-timeout", "teardown-hang", "job-time-limit", "hang-stack-dump",
-                       "serving-decode-stalled"})
+                       "serving-decode-stalled", "serving-watchdog-timeout"})
 
 
 @dataclass
@@ -103,16 +107,21 @@ def build(log: ParsedLog) -> Verdict:
                 continue
             covered = [f for f in failures if f.id in parents and _covers(f, exc)]
             msg_ok = any(n in exc.message for n in sig.message)
-            # "uncaught-exception" as a parent: an exception no finding explains, raised through graph code
-            bare = ("uncaught-exception" in parents and exc.complete and exc.phase is not None
-                    and not any(_covers(f, exc) for f in failures if f.severity == "error"))
+            # "uncaught-exception" as a parent: an exception no finding explains, raised through graph code;
+            # "incomplete-traceback": a traceback cut before its message, read from its frames
+            unexplained = not any(_covers(f, exc) for f in failures if f.severity == "error")
+            bare = unexplained and (("uncaught-exception" in parents and exc.complete and exc.phase is not None)
+                                    or ("incomplete-traceback" in parents and not exc.complete))
             if not (covered or msg_ok or bare):
                 continue
             failures = [f for f in failures if f not in covered]
             ev = f"{exc.headline()} [raised in {hit}]"
             failures.append(make_failure(sig, exc.exc_line_no or exc.line_no, ev, exc.rank))
             break
-    # 2. Exceptions that no finding explains.
+    # 2. A consequence ("operation failed due to a previous error during capture") is folded into the
+    #    earlier error that caused it: the first failure of the chain is the cause.
+    failures, folded = _fold_consequences(failures)
+    # 3. Exceptions that no finding explains.
     errors = [f for f in failures if f.severity == "error"]
     # An exception followed by one raised while handling it ("During handling of the above
     # exception ...") was handled: what propagated, and what to report, is the last of the chain -
@@ -132,7 +141,7 @@ def build(log: ParsedLog) -> Verdict:
         f = make_failure(signature("incomplete-traceback"), first.line_no, _exc_evidence(first), first.rank)
         f.count = len(cut)
         failures.append(f)
-    # 3. Stack dumps: someone inspected a live (stuck) process.
+    # 4. Stack dumps: someone inspected a live (stuck) process.
     if log.structure.dumps:
         d = log.structure.dumps[0]
         where = d.graph_frames[0] if d.graph_frames else (d.frames[0] if d.frames else "?")
@@ -144,7 +153,7 @@ def build(log: ParsedLog) -> Verdict:
     failures.sort(key=lambda f: (f.line_no is None, f.line_no or 0))
 
     stack = log.stack or {"name": "unknown", "description": "unknown", "megatron": False}
-    notes: list[str] = []
+    notes: list[str] = list(folded)
     if not stack.get("megatron"):
         neutral = [_neutral(f) for f in failures]
         failures = [f for f in neutral if f is not None]
@@ -152,6 +161,8 @@ def build(log: ParsedLog) -> Verdict:
             notes.append(UNKNOWN_STACK_NOTE if stack.get("name") == "unknown"
                          else CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
 
+    if not failures and log.format in ("plain-text", "generic-log"):
+        notes.append(f"nothing to read: {log.format_reason}")
     status = log.evidence.status
     summary = SUMMARY[status]
     if status in ("unknown", "mentioned") and log.iterations:
@@ -180,13 +191,35 @@ def build(log: ParsedLog) -> Verdict:
     )
 
 
+def _fold_consequences(failures: list[Failure]) -> tuple[list[Failure], list[str]]:
+    """Drop findings whose line only reports the consequence of an earlier error finding nearby."""
+    causes = [f for f in failures if not f.consequence and f.severity == "error" and f.line_no is not None
+              and f.id not in _GENERIC_IDS]
+    kept, notes = [], []
+    for f in failures:
+        cause = None
+        if f.consequence and f.line_no is not None:
+            cause = next((c for c in causes if f.line_no - _CHAIN_LINES <= c.line_no < f.line_no), None)
+        if cause is None:
+            kept.append(f)
+        else:
+            notes.append(f"line {f.line_no} ({f.evidence[:80]!r}) is a consequence of the earlier error at line "
+                         f"{cause.line_no} ({cause.id}): the first failure is the cause")
+    return kept, notes
+
+
 def _copy(f: Failure) -> Failure:
     return Failure(**{k: (list(v) if isinstance(v, list) else v) for k, v in f.__dict__.items()})
 
 
 def _exc_evidence(e: ExceptionRecord) -> str:
+    """The headline, the innermost frame and, when it is another one, the innermost frame of a known
+    package (the code a user can act on: Megatron, TE, vLLM, SGLang, torch.distributed ...)."""
     inner = e.frames[-1] if e.frames else None
     where = f" [innermost frame {inner}]" if inner else ""
+    known = next((f for f in reversed(e.frames) if package_of(f)), None)
+    if known is not None and known is not inner:
+        where += f" [innermost {package_of(known)} frame {known}]"
     return f"{e.headline()}{where}"
 
 

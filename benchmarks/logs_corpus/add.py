@@ -1,0 +1,46 @@
+"""Append harvested excerpts to excerpts.jsonl.gz (the helper used while harvesting; see README.md).
+
+Each excerpt is the log part of one search result, as the thread shows it, with the thread's address,
+the query that found it and a label taken from the thread's resolution (``E`` below).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).with_name("excerpts.jsonl.gz")
+
+
+def load() -> list[dict]:
+    if not OUT.exists():
+        return []
+    with gzip.open(OUT, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def add(entries: list[dict]) -> None:
+    rows = load()
+    seen = {r["id"] for r in rows}
+    for e in entries:
+        if e["id"] in seen:
+            print("duplicate id, skipped:", e["id"], file=sys.stderr)
+            continue
+        seen.add(e["id"])
+        rows.append(e)
+    with gzip.open(OUT, "wt", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def E(id, url, query, text, stack, causes, finding, capture, resolution, kind="log", graph_cause=True):
+    """One excerpt. expected: stack names accepted, cause ids accepted ([] = none required),
+    whether a finding is due, capture statuses accepted; graph_cause=False: the thread's cause is not
+    a CUDA-graph one, so a CUDA-graph-specific cause is wrong. kind: log | not-a-log | duplicate
+    (a thread the project's own corpus already holds: kept for the record, never scored)."""
+    return {"id": id, "url": url, "query": query, "kind": kind, "text": text.strip("\n") + "\n",
+            "expected": {"stack": stack, "causes": causes, "finding": finding, "capture": capture,
+                         "graph_cause": graph_cause},
+            "resolution": resolution}
