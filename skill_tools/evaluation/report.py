@@ -1,6 +1,6 @@
 """Render a scoring report: a terminal table for people, Markdown for results files.
 
-The JSON report is the dict built by :func:`skill_tools.evaluation.score.aggregate`; these
+The JSON report is the dict built by :func:`skill_tools.evaluation.aggregate.aggregate`; these
 functions only format it.
 """
 

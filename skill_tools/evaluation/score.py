@@ -10,130 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
-from dataclasses import dataclass, field
 from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Extraction, extract_config
-from skill_tools.evaluation.rubric import (
-    GRAPH_ADVICE_TERMS,
-    answer_errors,
-    AnswerContext,
-    CheckResult,
-    check_coverage,
-    stay_out_behavior,
-    reference_checks,
-    run_check,
-)
+from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
+from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
 from skill_tools.evaluation.setup import Setup, task_setup
-from skill_tools.evaluation.tasks import CONDITIONS, AnswerRecord, Task, TaskSet
-
-DEFAULT_THRESHOLD = 0.7
-#: A fatal finding caps the answer this far below the pass threshold (ranking among such answers is kept).
-FATAL_MARGIN = 0.15
-#: Weight of the derived "answers the question asked" behavior of a positive task; an answer that
-#: fails it keeps only OFF_TOPIC_FACTOR of what incidental mentions earned.
-ON_TOPIC_WEIGHT = 0.5
-OFF_TOPIC_FACTOR = 0.25
-
-
-@dataclass
-class BehaviorScore:
-    index: int | None  # index into expected_behavior; None for derived behaviors
-    text: str
-    weight: float
-    checks: list[CheckResult]
-    note: str = ""
-
-    @property
-    def score(self) -> float | None:
-        scored = [c.score for c in self.checks if c.score is not None]
-        return round(statistics.fmean(scored), 4) if scored else None
-
-    @property
-    def passed(self) -> bool | None:
-        s = self.score
-        return None if s is None else s >= 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "behavior": self.text, "weight": self.weight, "score": self.score,
-                "passed": self.passed, "note": self.note, "checks": [c.to_dict() for c in self.checks]}
-
-
-@dataclass
-class AnswerScore:
-    record: AnswerRecord
-    task: Task | None
-    behaviors: list[BehaviorScore] = field(default_factory=list)
-    extraction: Extraction | None = None
-    era: str | None = None
-    validation: dict[str, Any] | None = None
-    execution: dict[str, Any] | None = None
-    threshold: float = DEFAULT_THRESHOLD
-    problem: str = ""
-    setup: Setup | None = None
-
-    @property
-    def raw_score(self) -> float:
-        num = den = 0.0
-        for b in self.behaviors:
-            if b.score is not None:
-                num += b.weight * b.score
-                den += b.weight
-        return round(num / den, 4) if den else 0.0
-
-    @property
-    def off_topic(self) -> bool:
-        return any(c.type == "on_topic" and c.score == 0.0 for b in self.behaviors for c in b.checks)
-
-    @property
-    def fatal(self) -> list[CheckResult]:
-        return [c for b in self.behaviors for c in b.checks if c.fatal and c.score is not None and c.score < 1.0]
-
-    @property
-    def score(self) -> float:
-        if self.problem:
-            return 0.0
-        raw = self.raw_score
-        if self.off_topic:
-            raw = round(raw * OFF_TOPIC_FACTOR, 4)
-        if self.fatal:
-            return round(min(raw, max(0.0, self.threshold - FATAL_MARGIN) * (0.5 + 0.5 * raw)), 4)
-        return raw
-
-    @property
-    def passed(self) -> bool:
-        return self.score >= self.threshold
-
-    @property
-    def findings(self) -> list[dict[str, Any]]:
-        out = [f.to_dict() for f in self.record.findings]
-        if self.extraction is not None:
-            out += [f.to_dict() for f in self.extraction.findings]
-        return out
-
-    @property
-    def unsafe(self) -> bool:
-        return self.record.rejected or bool(self.extraction and self.extraction.unsafe)
-
-    def to_dict(self) -> dict[str, Any]:
-        ex = self.extraction
-        return {
-            "id": self.record.id, "condition": self.record.condition, "agent": self.record.agent,
-            "line": self.record.line, "score": self.score, "passed": self.passed, "threshold": self.threshold,
-            "should_trigger": self.task.should_trigger if self.task else None,
-            "problem": self.problem or None, "unsafe": self.unsafe, "findings": self.findings,
-            "raw_score": self.raw_score,
-            "fatal": [f"{c.type} {c.name}: {c.explanation}" for c in self.fatal],
-            "setup": self.setup.to_dict() if self.setup else None,
-            "era": self.era, "validation": self.validation, "execution": self.execution,
-            "config": ex.config.to_dict() if ex else None,
-            "blocks": [b.to_dict() for b in ex.blocks] if ex else [],
-            "behaviors": [b.to_dict() for b in self.behaviors],
-        }
-
+from skill_tools.evaluation.aggregate import aggregate
+from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
+    DEFAULT_THRESHOLD,
+    FATAL_MARGIN,
+    OFF_TOPIC_FACTOR,
+    ON_TOPIC_WEIGHT,
+    AnswerScore,
+    BehaviorScore,
+)
+from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
 
 # --------------------------------------------------------------------------------------------
 # scoring one answer
@@ -355,7 +249,7 @@ def _wants_execution(rubric: dict[str, Any]) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# aggregation
+# every answer
 # --------------------------------------------------------------------------------------------
 
 
@@ -365,83 +259,3 @@ def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float
     scorer = Scorer(taskset, threshold=threshold, executor=executor)
     results = [scorer.score(r) for r in records]
     return aggregate(taskset, results, threshold)
-
-
-def aggregate(taskset: TaskSet, results: list[AnswerScore], threshold: float) -> dict[str, Any]:
-    conditions = sorted({r.record.condition for r in results}, key=lambda c: (c not in CONDITIONS, c))
-    per_task: list[dict[str, Any]] = []
-    for tid, task in taskset.tasks.items():
-        row: dict[str, Any] = {"id": tid, "should_trigger": task.should_trigger,
-                               "pain_points": task.data.get("pain_points", []), "conditions": {}}
-        for cond in conditions:
-            mine = [r for r in results if r.record.id == tid and r.record.condition == cond]
-            if mine:
-                row["conditions"][cond] = {
-                    "n": len(mine), "score": round(statistics.fmean(r.score for r in mine), 4),
-                    "passed": sum(r.passed for r in mine), "unsafe": sum(r.unsafe for r in mine),
-                    "execution": _exec_summary([r.execution for r in mine]),
-                }
-        w, wo = row["conditions"].get("with_skill"), row["conditions"].get("without_skill")
-        row["uplift"] = round(w["score"] - wo["score"], 4) if w and wo else None
-        per_task.append(row)
-
-    per_condition: dict[str, Any] = {}
-    for cond in conditions:
-        mine = [r for r in results if r.record.condition == cond and r.task is not None]
-        if not mine:
-            continue
-        pos = [r for r in mine if r.task.should_trigger]
-        neg = [r for r in mine if not r.task.should_trigger]
-        answered = {r.record.id for r in mine}
-        per_condition[cond] = {
-            "answers": len(mine), "mean_score": round(statistics.fmean(r.score for r in mine), 4),
-            "pass_rate": round(sum(r.passed for r in mine) / len(mine), 4),
-            "positive_mean": round(statistics.fmean(r.score for r in pos), 4) if pos else None,
-            "negative_mean": round(statistics.fmean(r.score for r in neg), 4) if neg else None,
-            "unsafe_answers": sum(r.unsafe for r in mine),
-            "tasks_without_answer": sorted(set(taskset.tasks) - answered),
-        }
-    uplifts = [t["uplift"] for t in per_task if t["uplift"] is not None]
-    gate_cond = "with_skill" if "with_skill" in per_condition else (next(iter(per_condition), None))
-    gate_score = per_condition[gate_cond]["mean_score"] if gate_cond else 0.0
-    unknown = [r for r in results if r.task is None]
-    return {
-        "evals": taskset.source,
-        "threshold": threshold,
-        "gate": {"condition": gate_cond, "mean_score": gate_score, "passed": bool(gate_cond) and gate_score >= threshold},
-        "uplift": {"tasks_compared": len(uplifts),
-                   "mean": round(statistics.fmean(uplifts), 4) if uplifts else None,
-                   "improved": sum(u > 0 for u in uplifts), "regressed": sum(u < 0 for u in uplifts)},
-        "conditions": per_condition,
-        "tasks": per_task,
-        "behaviors": _behavior_rates(results),
-        "rejected_answers": [{"id": r.record.id, "line": r.record.line, "problem": r.problem} for r in unknown or []
-                             if r.problem],
-        "answers": [r.to_dict() for r in results],
-    }
-
-
-def _exec_summary(executions: list[dict[str, Any] | None]) -> str:
-    runs = [e for e in executions if e]
-    if not runs:
-        return "not requested"
-    skipped = [e["skipped"] for e in runs if "skipped" in e]
-    done = [e for e in runs if "skipped" not in e]
-    if not done:
-        return f"skipped: {skipped[0]}"
-    ok = sum(bool(e.get("captured") and e.get("replayed") and e.get("loss_ok")) for e in done)
-    return f"{ok}/{len(done)} ok"
-
-
-def _behavior_rates(results: list[AnswerScore]) -> list[dict[str, Any]]:
-    """Pass rate of each (task, behavior) per condition."""
-    table: dict[tuple[str, str], dict[str, list[float]]] = {}
-    for r in results:
-        if r.task is None:
-            continue
-        for b in r.behaviors:
-            if b.score is None:
-                continue
-            table.setdefault((r.record.id, b.text), {}).setdefault(r.record.condition, []).append(b.score)
-    return [{"id": tid, "behavior": text, "scores": {c: round(statistics.fmean(v), 4) for c, v in conds.items()}}
-            for (tid, text), conds in table.items()]
