@@ -36,6 +36,7 @@ MAX_FILE_BYTES = 200_000_000
 @dataclass
 class Task:
     data: dict[str, Any]
+    root: Path | None = None  # the task set's folder: a task's workspace and base files lie inside it
 
     @property
     def id(self) -> str:
@@ -170,7 +171,7 @@ def load_tasks(path: str | Path, *, validate_schema: bool = True) -> TaskSet:
         if tid in tasks:
             raise InputError(str(path), f"duplicate task id {tid!r} at {_json_path(where)}",
                              hint="ids must be unique within the file")
-        tasks[tid] = Task(item)
+        tasks[tid] = Task(item, p.resolve().parent)
     if not tasks:
         raise InputError(str(path), "the task set has no tasks", hint=f"expected {_SHAPES}")
     return TaskSet(tasks, meta, str(path))
