@@ -57,6 +57,9 @@ class AnswerScore:
     threshold: float = DEFAULT_THRESHOLD
     problem: str = ""
     setup: Setup | None = None
+    outcome: Any = None  # outcome.Outcome the task declares, or None
+    confidence: dict[str, str] | None = None  # how surely the config was read (outcome.extraction_confidence)
+    judge: dict[str, Any] | None = None  # the --judge-cmd verdicts, reported beside the deterministic score
 
     @property
     def raw_score(self) -> float:
@@ -111,6 +114,9 @@ class AnswerScore:
             "raw_score": self.raw_score,
             "fatal": [f"{c.type} {c.name}: {c.explanation}" for c in self.fatal],
             "setup": self.setup.to_dict() if self.setup else None,
+            "outcome": self.outcome.to_dict() if self.outcome is not None else None,
+            "extraction_confidence": self.confidence,
+            **({"judge": self.judge} if self.judge is not None else {}),
             "era": self.era, "validation": self.validation, "execution": self.execution,
             "config": ex.config.to_dict() if ex else None,
             "blocks": [b.to_dict() for b in ex.blocks] if ex else [],

@@ -14,7 +14,16 @@ from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.evaluation.extract import SUGGESTED, WORDS, Extraction, extract_config
+from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
+from skill_tools.evaluation.outcome import (
+    Outcome,
+    apply,
+    check_decision,
+    check_diagnosis,
+    extraction_confidence,
+    read_changes,
+    task_outcome,
+)
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
 from skill_tools.evaluation.setup import Setup, task_setup
@@ -45,8 +54,18 @@ class Scorer:
         self._reference_cache: dict[str, list[dict[str, Any]]] = {}
         self._setup_cache: dict[str, Setup] = {}
         self._stated_cache: dict[str, CanonicalConfig] = {}
+        self._outcome_cache: dict[str, Outcome | None] = {}
 
     def score(self, record: AnswerRecord) -> AnswerScore:
+        """Score one answer; an answer that cannot be read scores 0 with the reason, never a crash."""
+        try:
+            return self._score(record)
+        except Exception as exc:  # a defect or an unreadable answer: reported on the answer, scoring goes on
+            result = AnswerScore(record, self.taskset.tasks.get(record.id), threshold=self.threshold)
+            result.problem = f"answer could not be scored: {type(exc).__name__}: {str(exc)[:200]}"
+            return result
+
+    def _score(self, record: AnswerRecord) -> AnswerScore:
         task = self.taskset.tasks.get(record.id)
         result = AnswerScore(record, task, threshold=self.threshold)
         if record.rejected:
@@ -59,21 +78,63 @@ class Scorer:
         if "pass_threshold" in rubric:
             result.threshold = float(rubric["pass_threshold"])
         setup = result.setup = self._setup(task)
+        outcome = result.outcome = self._outcome(task)
         ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}", era=setup.era or "auto")
+        changes = read_changes(record.files, record.deleted, task.data, task.root) if record.files or record.deleted else None
+        if changes is not None:
+            ex.findings.extend(changes.findings)
+            if changes.config.values or changes.config.env:
+                block = Block("workspace", "", 0, "workspace", SUGGESTED, keys=sorted(changes.config.values))
+                block.cfg, block.why = changes.config, "files the agent changed: " + ", ".join(changes.files)
+                ex.blocks.append(block)
+                ex.select(ex.era)
         era = self._era(ex, setup)
         if setup.era is None and ex.era != era.name:
             ex.select(era.name)
         result.extraction, result.era = ex, era.mcore_version
-        base = self._on_setup(ex.config, setup)
+        removed = changes.removed if changes else set()
+        answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
+        result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
+                                                  changes.files if changes else [])
+        base = self._on_setup(ex.config, setup, outcome, removed)
+        if outcome is not None and outcome.base is not None:
+            ex.config = base  # checks read the config the user would run: the base with the answer's changes
         result.validation = self._validate(ex, base, era) if task.should_trigger else None
         if result.validation and result.validation.get("errors"):
             result.validation = dict(result.validation, context_rules=self._context_rules(task, setup, ex, era))
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
-        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution,
-                            answer_keys=frozenset(ex.config.values) | frozenset(ex.config.env))
+        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys=answer_keys)
         result.behaviors = self._behaviors(task, ctx)
+        if outcome is not None:
+            result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
         return result
+
+    def _outcome(self, task: Task) -> Outcome | None:
+        if task.id not in self._outcome_cache:
+            self._outcome_cache[task.id] = task_outcome(task.data, task.root)
+        return self._outcome_cache[task.id]
+
+    def _outcome_behavior(self, task: Task, outcome: Outcome, ctx: AnswerContext, setup: Setup, era: Era) -> BehaviorScore:
+        """The declared outcome, verified: the diagnosis named and fixed, or the decision kept; a
+        configuration outcome is the config every other check reads (its base with the changes)."""
+        if outcome.kind == "diagnosis":
+            def fix_findings():
+                stated = self._stated(task, setup)
+                probe = Extraction(config=stated, blocks=[], findings=[], counter_config=CanonicalConfig())
+                before = self._validate(probe, stated, era) if stated.values else None
+                if ctx.extraction.unsafe or not before or "skipped" in before:
+                    return None
+                after = self._validate(ctx.extraction, apply(stated, ctx.config), era) or {}
+                rules = lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}  # noqa: E731
+                return rules(before), rules(after)
+            checks = check_diagnosis(ctx, outcome, fix_findings)
+        elif outcome.kind == "decision":
+            checks = check_decision(ctx, outcome)
+        else:
+            checks = [run_check(ctx, {"type": "validates", "name": "the outcome config validates"})]
+        return BehaviorScore(None, f"outcome: {outcome.kind}", float(outcome.spec.get("weight", 1)), checks,
+                             f"declared by the task ({outcome.kind}" + (f", base {outcome.base_path}" if outcome.base_path else "") + ")")
 
     def _setup(self, task: Task) -> Setup:
         if task.id not in self._setup_cache:
@@ -81,15 +142,17 @@ class Scorer:
         return self._setup_cache[task.id]
 
     @staticmethod
-    def _on_setup(cfg: CanonicalConfig, setup: Setup) -> CanonicalConfig:
-        """The answer's settings laid over the task's stated setup (the config the user would run)."""
-        if not setup.context:
+    def _on_setup(cfg: CanonicalConfig, setup: Setup, outcome: Outcome | None = None,
+                  removed: set[str] = frozenset()) -> CanonicalConfig:
+        """The answer's settings laid over the task's stated setup and base config (the config the
+        user would run); keys the agent deleted from the base are gone."""
+        start = outcome.base if outcome is not None and outcome.base is not None else None
+        if setup.context:
+            ctx = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
+            start = apply(start, ctx) if start is not None else ctx
+        if start is None:
             return cfg
-        base = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
-        for key, value in cfg.values.items():
-            base.set(key, value, cfg.locations.get(key))
-        base.env.update(cfg.env)
-        return base
+        return apply(start, cfg, removed)
 
     def _execute(self, task: Task, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
         if not ex.config.values:
@@ -103,8 +166,11 @@ class Scorer:
         """The config the task states: its setup plus the settings its question writes out
         (``cuda_graph_impl="transformer_engine"``; not settings read from words)."""
         if task.id not in self._stated_cache:
+            outcome = self._outcome(task)
             cfg = CanonicalConfig.from_nested(setup.context, source="task setup", fmt="setup") if setup.context \
                 else CanonicalConfig(source="task setup", fmt="setup")
+            if outcome is not None and outcome.base is not None:
+                cfg = apply(outcome.base, cfg)
             q = extract_config(str(task.data.get("question", "")), source=f"question:{task.id}", era=setup.era or "auto")
             for b in q.blocks:
                 if b.cfg is not None and b.error is None and b.origin != WORDS and b.role == SUGGESTED:
