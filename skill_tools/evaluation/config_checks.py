@@ -33,7 +33,12 @@ def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                                _where(counter, k), fatal=True)
         if "not_in" in spec:
             return CheckResult("config", name, 0.0 if spec.get("required") else 0.5,
-                               f"{' / '.join(keys)} not set: the answer does not say (default applies)")
+                               f"{' / '.join(keys)} not set: the answer does not say (default applies)"
+                               + (": a required setting is missing" if spec.get("required") else ""),
+                               fatal=bool(spec.get("required")))
+        if spec.get("required"):
+            return CheckResult("config", name, 0.0, f"required companion missing: {' / '.join(keys)} is not set, "
+                               "so the config fails as written" + _found_summary(cfg), fatal=True)
         return CheckResult("config", name, 0.0, f"{' / '.join(keys)} not set in the suggested config"
                            + _found_summary(cfg))
     key = present[0]
@@ -250,8 +255,9 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                                fatal=True)
         return CheckResult("env", name, 1.0, f"leaves {var} unset")
     if var not in env:
-        return CheckResult("env", name, 0.0, f"{var} not set in the suggested environment"
-                           + (f" (found: {', '.join(sorted(env))})" if env else ""))
+        return CheckResult("env", name, 0.0, ("required companion missing: " if spec.get("required") else "")
+                           + f"{var} not set in the suggested environment"
+                           + (f" (found: {', '.join(sorted(env))})" if env else ""), fatal=bool(spec.get("required")))
     value = env[var]
     if "equals" in spec:
         ok = value.strip() == spec["equals"]
