@@ -77,6 +77,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exec-steps", type=int, default=6, help="training steps per execution (default 6)")
     p.add_argument("--exec-timeout", type=int, default=300, help="seconds per execution (default 300)")
     p.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help="execution cache, keyed by config hash")
+    p.add_argument("--judge-cmd", metavar="CMD",
+                   help="a judge program (protocol skill-tools-judge/1: one JSON request on stdin per answer, "
+                        "JSON verdicts per assertion on stdout; see evals/README.md); started directly, its "
+                        "verdicts are reported beside the deterministic scores and never change them")
+    p.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per judge call (default 120)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,7 +105,13 @@ def run(args: argparse.Namespace) -> int:
         answers_path = Path(args.answers)
     records = load_answers(answers_path)
     executor = _executor(args) if args.execute or args.dry_run else None
-    report = score_all(taskset, records, threshold=args.threshold, executor=executor)
+    judge_argv = None
+    if args.judge_cmd:
+        from skill_tools.evaluation.agent_cmd import parse_template
+
+        judge_argv = parse_template(args.judge_cmd, flag="--judge-cmd")
+    report = score_all(taskset, records, threshold=args.threshold, executor=executor, judge_argv=judge_argv,
+                       judge_timeout_s=args.judge_timeout)
     if args.dry_run:
         plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"], **_plan_entry(a)}
                  for a in report["answers"]]

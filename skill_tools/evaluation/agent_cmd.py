@@ -120,34 +120,35 @@ def refusal(tokens: list[str]) -> tuple[str, bool] | None:
     return None
 
 
-def parse_template(template: str, *, allow_shell: bool = False, warn=None) -> list[str]:
-    """The template as an argument list, refused when it breaks the contract (see the module doc)."""
+def parse_template(template: str, *, allow_shell: bool = False, warn=None, flag: str = "--agent-cmd") -> list[str]:
+    """The template as an argument list, refused when it breaks the contract (see the module doc);
+    ``flag`` names the option in errors (``--judge-cmd`` follows the same contract)."""
     try:
         tokens = shlex.split(template)
     except ValueError as exc:
-        raise InputError("--agent-cmd", f"cannot split the command template: {exc}",
+        raise InputError(flag, f"cannot split the command template: {exc}",
                          hint="quote it like a shell command line, e.g. 'my-agent -p' (the question arrives on stdin)") from None
     if not tokens:
-        raise InputError("--agent-cmd", "empty command template", hint="e.g. 'my-agent --prompt-file {question_file}'")
+        raise InputError(flag, "empty command template", hint="e.g. 'my-agent --prompt-file {question_file}'")
     if any("{question}" in t for t in tokens):
-        raise InputError("--agent-cmd", "{question} would put the task's text into the command line",
+        raise InputError(flag, "{question} would put the task's text into the command line",
                          hint="the question arrives on standard input, in the file {question_file} "
                               f"(${QUESTION_FILE_ENV}) and in ${QUESTION_ENV}; e.g. 'my-agent --prompt-file {{question_file}}'")
     if any(p in tokens[0] for p in PLACEHOLDERS):
-        raise InputError("--agent-cmd", "the program itself may not be a placeholder", hint="name the agent executable first")
+        raise InputError(flag, "the program itself may not be a placeholder", hint="name the agent executable first")
     found = refusal(tokens)
     if found:
         why, always = found
         if always or not allow_shell:
-            raise InputError("--agent-cmd", f"refused: {why}",
+            raise InputError(flag, f"refused: {why}",
                              hint="call the agent program directly; the question reaches it on stdin, as "
                                   "{question_file} or in $" + QUESTION_ENV
                                   + ("" if always else " (--allow-shell accepts a wrapper you wrote yourself)"))
         if warn is not None:
-            warn(f"warning: --agent-cmd runs through a shell or interpreter (--allow-shell): {why}; task text "
+            warn(f"warning: {flag} runs through a shell or interpreter (--allow-shell): {why}; task text "
                  "still reaches it only as stdin, a file or an environment variable")
     if shutil.which(tokens[0]) is None and not Path(tokens[0]).is_file():
-        raise InputError("--agent-cmd", f"program {tokens[0]!r} not found", hint="give a path or put it on PATH")
+        raise InputError(flag, f"program {tokens[0]!r} not found", hint="give a path or put it on PATH")
     return tokens
 
 

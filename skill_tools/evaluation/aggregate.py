@@ -42,6 +42,7 @@ def aggregate(taskset: TaskSet, results: list[AnswerScore], threshold: float) ->
             "positive_mean": round(statistics.fmean(r.score for r in pos), 4) if pos else None,
             "negative_mean": round(statistics.fmean(r.score for r in neg), 4) if neg else None,
             "unsafe_answers": sum(r.unsafe for r in mine),
+            "generic_answers": sum(r.scoring == "generic" for r in mine),
             "tasks_without_answer": sorted(set(taskset.tasks) - answered),
         }
     uplifts = [t["uplift"] for t in per_task if t["uplift"] is not None]

@@ -59,6 +59,7 @@ class AnswerScore:
     setup: Setup | None = None
     outcome: Any = None  # outcome.Outcome the task declares, or None
     confidence: dict[str, str] | None = None  # how surely the config was read (outcome.extraction_confidence)
+    scoring: str = "cuda-graphs"  # or "generic": another skill's task, scored on its assertions as written
     judge: dict[str, Any] | None = None  # the --judge-cmd verdicts, reported beside the deterministic score
 
     @property
@@ -114,6 +115,7 @@ class AnswerScore:
             "raw_score": self.raw_score,
             "fatal": [f"{c.type} {c.name}: {c.explanation}" for c in self.fatal],
             "setup": self.setup.to_dict() if self.setup else None,
+            "scoring": self.scoring,
             "outcome": self.outcome.to_dict() if self.outcome is not None else None,
             "extraction_confidence": self.confidence,
             **({"judge": self.judge} if self.judge is not None else {}),

@@ -15,6 +15,13 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
+from skill_tools.evaluation.generic import (
+    GENERIC_NOTE,
+    about_cuda_graphs,
+    check_assertion,
+    check_relevance,
+    own_task_set,
+)
 from skill_tools.evaluation.outcome import (
     Outcome,
     apply,
@@ -55,6 +62,7 @@ class Scorer:
         self._setup_cache: dict[str, Setup] = {}
         self._stated_cache: dict[str, CanonicalConfig] = {}
         self._outcome_cache: dict[str, Outcome | None] = {}
+        self._own_set = own_task_set([t.data for t in taskset.tasks.values()], taskset.meta)
 
     def score(self, record: AnswerRecord) -> AnswerScore:
         """Score one answer; an answer that cannot be read scores 0 with the reason, never a crash."""
@@ -77,6 +85,8 @@ class Scorer:
         rubric = task.rubric or {}
         if "pass_threshold" in rubric:
             result.threshold = float(rubric["pass_threshold"])
+        if not about_cuda_graphs(task.data, self._own_set):
+            return self._generic(task, record, result)
         setup = result.setup = self._setup(task)
         outcome = result.outcome = self._outcome(task)
         ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}", era=setup.era or "auto")
@@ -108,6 +118,20 @@ class Scorer:
         result.behaviors = self._behaviors(task, ctx)
         if outcome is not None:
             result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
+        return result
+
+    @staticmethod
+    def _generic(task: Task, record: AnswerRecord, result: AnswerScore) -> AnswerScore:
+        """Another skill's task: its assertions as written and relevance, no CUDA-graph checks."""
+        ex = extract_config("", source=f"answer:{record.id}")  # nothing Megatron-specific is read
+        result.extraction, result.scoring = ex, "generic"
+        ctx = AnswerContext(record.answer, ex, era_for(DEFAULT_CURRENT))
+        result.behaviors = [BehaviorScore(i, text, 1.0, [check_assertion(ctx, text)], GENERIC_NOTE)
+                            for i, text in enumerate(task.behaviors)]
+        if task.should_trigger:
+            result.behaviors.append(BehaviorScore(None, "answers the question asked", ON_TOPIC_WEIGHT,
+                                                  [check_relevance(ctx, str(task.data.get("question", "")))],
+                                                  GENERIC_NOTE))
         return result
 
     def _outcome(self, task: Task) -> Outcome | None:
@@ -320,8 +344,17 @@ def _wants_execution(rubric: dict[str, Any]) -> bool:
 
 
 def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float = DEFAULT_THRESHOLD,
-              executor: Any = None) -> dict[str, Any]:
-    """Score every answer and aggregate; the returned dict is the JSON report."""
+              executor: Any = None, judge_argv: list[str] | None = None,
+              judge_timeout_s: float = 120.0) -> dict[str, Any]:
+    """Score every answer and aggregate; the returned dict is the JSON report. With ``judge_argv``
+    the judge's verdicts are attached beside each deterministic score (:mod:`judge`)."""
     scorer = Scorer(taskset, threshold=threshold, executor=executor)
     results = [scorer.score(r) for r in records]
-    return aggregate(taskset, results, threshold)
+    report = None
+    if judge_argv:
+        from skill_tools.evaluation.judge import judge_all, summary
+
+        judge_all(judge_argv, taskset, results, judge_timeout_s)
+        report = aggregate(taskset, results, threshold)
+        report["judge"] = summary(results)
+    return report or aggregate(taskset, results, threshold)
