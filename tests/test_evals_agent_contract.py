@@ -96,7 +96,7 @@ def test_agent_gets_a_workspace_copy_and_its_changes_are_recorded(tmp_path):
 
 def test_workspace_outside_the_task_set_is_refused(tmp_path):
     (tmp_path / "evals.json").write_text(json.dumps([{"id": "t1", "question": "q", "expected_behavior": ["b"],
-                                                       "workspace": "../elsewhere"}]))
+                                                       "workspace": "ws/../../elsewhere"}]))
     task = load_tasks(tmp_path / "evals.json").tasks["t1"]
     with pytest.raises(InputError):
         collect([task], f"{sys.executable} -u {tmp_path / 'agent.py'}", conditions=[("without_skill", None)],

@@ -30,7 +30,8 @@ _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 #: Words before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
-    r"forbidden|wrong|incorrect|invalid)\b", re.I)
+    r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
+    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -43,7 +44,10 @@ _NEG_AFTER = re.compile(
     r"(?:old|older|legacy|deprecated|obsolete|removed|wrong|invalid)\b|"
     r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)?\s*(?:now\s+|also\s+)?(?:rejected|wrong|invalid|"
     r"incorrect|deprecated|removed|an error|not (?:supported|allowed|valid|accepted|needed|required)|"
-    r"no longer|forbidden|broken|unsupported|illegal|fatal)|^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
+    r"no longer|forbidden|broken|unsupported|illegal|fatal)|"
+    r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
+    r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
+    r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
     r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
