@@ -41,6 +41,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     screen,
 )
 from skill_tools.evaluation.locate import _locate
+from skill_tools.evaluation.overrides_dict import dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE
 
 @dataclass
@@ -217,8 +218,12 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         block.cfg = into
         return
     where = f"{source}:{block.line}"
+    text, kind = block.text, block.kind
+    overrides = dotted_overrides(text, kind)
+    if overrides is not None:  # {"model.cuda_graph_impl": ...}: a dict of dotted overrides
+        text, kind = overrides, "hydra"
     try:
-        cfg = read_text(block.text, fmt=block.kind, source=where)
+        cfg = read_text(text, fmt=kind, source=where)
     except Exception as exc:  # InputError or a reader defect: the fragment is unreadable, scoring goes on
         block.error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         findings.append(Finding("parse", f"{block.kind} fragment not understood: {block.error}", block.line,

@@ -22,6 +22,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.polarity import LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
+from skill_tools.evaluation.unfenced import code_runs
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -103,6 +104,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
                 block.diff_new = new_blocks
                 yield block
         return
+    if kind == "auto" and _looks_like_diff(body):
+        yield from _fenced_blocks(body, "diff", line, role)
+        return
     if kind == "auto":
         kind = _guess_kind(body)
     if kind in ("python", "yaml", "json"):
@@ -111,6 +115,15 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
     else:
         yield from _shell_blocks(body, line, role, "fenced")
+
+
+_DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@ )", re.M)
+_DIFF_ADD = re.compile(r"^\+(?!\+\+ )\s*\S", re.M)
+
+
+def _looks_like_diff(body: str) -> bool:
+    """A unified diff, or bare ``-``/``+`` lines: a YAML list never starts a line with ``+``."""
+    return bool(_DIFF_HEAD.search(body)) or (bool(_DIFF_ADD.search(body)) and bool(re.search(r"^-\S", body, re.M)))
 
 
 def _diff_sides(body: str) -> tuple[str, str, bool]:
@@ -139,10 +152,21 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
     the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
     in a table, by its column's header."""
     idx = start
+    runs = dict(code_runs(lines, start, end))
     while idx < end:
         text = lines[idx]
         if not text.strip():
             idx += 1
+            continue
+        if idx in runs:  # config written without a fence: read like a fenced block
+            body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
+            pol = _intro(lines, idx, body, section[0])
+            for block in _fenced_blocks(body, "auto", idx + 1, pol.role):
+                block.era = block.era or pol.era
+                block.why = block.why or pol.why
+                block.origin = "unfenced" if block.origin == "fenced" else block.origin
+                yield block
+            idx = runs[idx]
             continue
         if is_table_start(lines, idx):
             found, idx = table_cells(lines[:end], idx, section[0])
