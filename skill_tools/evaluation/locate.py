@@ -94,6 +94,11 @@ def _last_sentence(text: str) -> str:
 def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
     if not body.strip():
         return
+    if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
+        for part in _DIFF_FILE.split(body):
+            if part.strip():
+                yield from _fenced_blocks(part, "diff", line + body[:body.find(part)].count("\n"), role)
+        return
     if kind == "diff":
         new_side, old_side, removed = _diff_sides(body)
         new_blocks = list(_fenced_blocks(new_side, "auto", line, role)) if new_side.strip() else []
@@ -117,7 +122,8 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield from _shell_blocks(body, line, role, "fenced")
 
 
-_DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@ )", re.M)
+_DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@(?:\s|$))", re.M)
+_DIFF_FILE = re.compile(r"^(?=--- \S|diff --git )", re.M)
 _DIFF_ADD = re.compile(r"^\+(?!\+\+ )\s*\S", re.M)
 
 

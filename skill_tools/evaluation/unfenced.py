@@ -20,13 +20,13 @@ _YAML_KEY = re.compile(r"^\s*[A-Za-z_][\w.-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
 _JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
 _SHELL = re.compile(r"^\s*(?:#!|export\s+[A-Za-z_]\w*=|[A-Za-z_][A-Za-z0-9_]*=\S*|[A-Za-z_][A-Za-z0-9_]*=$|"
-                    r"--?[A-Za-z][\w-]*(?:[= ]\S+)*\s*\\?$|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|"
+                    r"--?[A-Za-z][\w-]*.*$|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|"
                     r"bash|sh|nsys|cd|set -\w+|source)\b.*|\)\s*$|\$\{?\w+|.*\\$)")
 _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
                      r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*)$")
-_DIFF = re.compile(r"^(?:---|\+\+\+|@@)\s|^[+-]\s*[A-Za-z_\"'-]")
+_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
