@@ -113,7 +113,8 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield from _fenced_blocks(body, "diff", line, role)
         return
     if kind == "auto":
-        kind = _guess_kind(body)
+        kind = _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//")))
+                           or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
     elif _DANGER_TEXT.search(body):
@@ -182,6 +183,9 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
         is_heading, era = heading_era(text)
         if is_heading:
             section[0] = era
+            if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
+                idx += 1
+                continue
         yield from _line_blocks(text, idx + 1, section[0])
         idx += 1
 

@@ -23,7 +23,7 @@ def dotted_overrides(text: str, kind: str) -> str | None:
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
-            return None
+            data = _python_dict(text)  # JSON-like with comments, None/True: a Python dict literal
     elif kind == "python":
         data = _python_dict(text)
     elif kind == "yaml":
