@@ -40,6 +40,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _snippet,
     screen,
 )
+from skill_tools.evaluation.keys import normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.overrides_dict import dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE
@@ -229,6 +230,7 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         findings.append(Finding("parse", f"{block.kind} fragment not understood: {block.error}", block.line,
                                 _snippet(block.text)))
         return
+    cfg = normalise_keys(cfg)
     block.keys = sorted(cfg.values) + sorted("env." + k for k in cfg.env)
     for key, value in cfg.values.items():
         loc = cfg.locations.get(key)
