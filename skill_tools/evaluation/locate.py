@@ -113,14 +113,27 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield from _fenced_blocks(body, "diff", line, role)
         return
     if kind == "auto":
-        kind = _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//")))
-                           or body)
+        kind = "python" if _python_literal_code(body) else \
+            _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
     elif _DANGER_TEXT.search(body):
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
     else:
         yield from _shell_blocks(body, line, role, "fenced")
+
+
+def _python_literal_code(body: str) -> bool:
+    """Python that assigns or writes a dict literal (``overrides = {...}``): parsed, never run."""
+    import ast
+
+    if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
+        return False
+    try:
+        tree = ast.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(n, (ast.Assign, ast.Dict)) for n in ast.walk(tree))
 
 
 _DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@(?:\s|$))", re.M)
