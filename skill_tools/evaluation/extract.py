@@ -42,7 +42,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 )
 from skill_tools.evaluation.keys import normalise_keys
 from skill_tools.evaluation.locate import _locate
-from skill_tools.evaluation.overrides_dict import dotted_overrides
+from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE
 
 @dataclass
@@ -220,8 +220,8 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         return
     where = f"{source}:{block.line}"
     text, kind = block.text, block.kind
-    overrides = dotted_overrides(text, kind)
-    if overrides is not None:  # {"model.cuda_graph_impl": ...}: a dict of dotted overrides
+    overrides = dotted_overrides(text, kind) or (bare_assignments(text) if kind == "python" else None)
+    if overrides is not None:  # {"model.cuda_graph_impl": ...} or cuda_graph_impl = "local": overrides
         text, kind = overrides, "hydra"
     try:
         cfg = read_text(text, fmt=kind, source=where)

@@ -42,6 +42,9 @@ _PROSE_TO = re.compile(
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
     r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
+_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but)\b)[^\s`,;()]+){0,4}"
+_PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
+                          r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
@@ -244,6 +247,11 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         block.era, block.why = p.era, p.why
         yield block
     masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _PROSE_FLAGS.finditer(masked):  # "Megatron-LM flags: --cuda-graph-impl local --cuda-graph-scope x"
+        p = pol.at(m.start(), m.end())
+        for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
+            block.era, block.why = p.era, p.why
+            yield block
     for m in _PROSE_KV.finditer(masked):
         key, value = m.group(1), m.group(2)
         if "://" in value:

@@ -40,6 +40,26 @@ def dotted_overrides(text: str, kind: str) -> str | None:
     return "\n".join(f"{k}={_render(v)}" for k, v in data.items())
 
 
+def bare_assignments(text: str) -> str | None:
+    """``cuda_graph_impl = "local"`` (names, not ``cfg.`` attributes) as Hydra overrides, when every
+    statement is such an assignment of a literal."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and "_" in node.targets[0].id):
+            return None
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return None
+        lines.append(f"{node.targets[0].id}={_render(value)}")
+    return "\n".join(lines) or None
+
+
 def _python_dict(text: str) -> dict[str, Any] | None:
     """The first dict literal with dotted string keys, as an assignment, expression or call argument."""
     try:

@@ -25,7 +25,7 @@ LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
 _BREAK = re.compile(r"[;()\[\]]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
-                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s", re.I)
+                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 #: Words before a setting, anywhere in its clause, that reject it.
