@@ -22,8 +22,18 @@ GENERIC_NOTE = "generic: another skill's task (not about CUDA graphs); assertion
 _ABOUT_GRAPHS = re.compile(r"cuda[ _-]?graph|cudagraph|cuda_graph_(?:impl|scope|modules)|make_graphed_callables", re.I)
 #: An assertion that forbids: its subject is the answer and its verb is negated.
 _FORBIDS = re.compile(r"^\s*(?:the\s+)?(?:answer|response|agent|it|model|assistant)?\s*(?:should|must|will)?\s*"
-                      r"(?:does\s+not|doesn'?t|do\s+not|don'?t|never|not|must\s+not|should\s+not|shouldn'?t|"
-                      r"avoids?|refrains?\s+from|is\s+not|no\b|without)\b", re.I)
+                      r"(?:does\s+not|doesn'?t|did\s+not|didn'?t|do\s+not|don'?t|never|not|must\s+not|should\s+not|"
+                      r"shouldn'?t|avoids?|avoided|refrains?\s+from|refrained\s+from|is\s+not|no\b|without)\b", re.I)
+#: Where a forbidding assertion's object ends and its context begins ("… SGLang for Orin").
+_CONTEXT_CUT = re.compile(r"\b(?:for|when|if|unless|because|since|while|outside|on)\b", re.I)
+_EXAMPLES = re.compile(r"\((?:e\.g\.?|for example|such as|like|i\.e\.?)[,:]?\s*([^)]*)\)", re.I)
+#: Assertions about the agent's process (which skill it matched, what it ran), not about the answer text.
+_PROCESS = re.compile(r"\b(?:matched|invoked|loaded|triggered|selected|routed)\b.*\bskill\b|"
+                      r"\bskill\b.*\b(?:matched|invoked|loaded|triggered)\b", re.I)
+_CAMEL = re.compile(r"(?<![\w-])[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*(?![\w-])")
+_NAMING_VERBS = re.compile(r"(?:suggest|recommend|use|mention|run|include|propose|execute|call|name|reference|"
+                           r"advise|tell|output|print|set|enable|install|invoke)\w*$", re.I)
+_NOT_TERMS = frozenset({"not", "no", "never", "do", "did", "does", "e.g", "i.e", "etc", "the agent"})
 _WARNS = re.compile(r"\b(?:warns?|advises?|cautions?|recommends?)\s+against\b|\bwarns?\s+(?:that|about)\b", re.I)
 _SPECIFIC = re.compile(r"`([^`]+)`|\"([^\"]{2,60})\"|'([^'\s][^']{1,58})'|"
                        r"(?<![\w-])([A-Za-z_][\w]*(?:[._-][\w]+)+|[A-Z][A-Z0-9_]{2,}|--?[a-z][\w-]+)(?![\w-])")
@@ -59,18 +69,44 @@ def specific_terms(text: str) -> list[str]:
 def check_assertion(ctx: AnswerContext, assertion: str) -> CheckResult:
     """One assertion as written: forbidden terms must not be affirmed; warned-against terms must be
     named (rejected or not); other specific terms must be affirmed."""
+    if _FORBIDS.match(assertion):
+        return _forbidden(ctx, assertion)
+    if _PROCESS.search(assertion):
+        return CheckResult("assertion", "assertion as written", None,
+                           "skipped: about the agent's process (which skill it used), not the answer text (a judge can score it)")
     terms = specific_terms(assertion)
     if not terms:
         return _word_share(ctx, assertion)
-    if _FORBIDS.match(assertion):
-        for term in terms:
-            for pos, syn in find_mentions(ctx, [term]):
-                if ctx.polarity(pos, len(syn)).role not in (REJECTED,):
-                    return CheckResult("assertion", "forbidden by the assertion", 0.0,
-                                       f"the answer recommends {term!r}, which the assertion forbids",
-                                       quote(ctx.text, pos), fatal=True)
-        return CheckResult("assertion", "forbidden by the assertion", 1.0,
-                           f"does not recommend {', '.join(map(repr, terms[:4]))}")
+    return _affirmed(ctx, assertion, terms)
+
+
+def _forbidden(ctx: AnswerContext, assertion: str) -> CheckResult:
+    """A forbidding assertion: its object's terms (examples in parentheses included) must not be affirmed."""
+    examples = [x.strip(" .") for m in _EXAMPLES.finditer(assertion) for x in m.group(1).split(",") if x.strip(" .")]
+    head = _EXAMPLES.sub(" ", assertion)
+    neg = _FORBIDS.match(head)
+    verb = re.match(r"\s*(?:\w+ly\s+)?(\w+)", head[neg.end():]) if neg else None
+    named: list[str] = []
+    if verb and _NAMING_VERBS.match(verb.group(1)):  # "does not suggest X": X is what is forbidden
+        cut = _CONTEXT_CUT.search(head, neg.end())
+        obj = head[neg.end():cut.start()] if cut else head[neg.end():]
+        named = [t for t in specific_terms(obj) if not re.fullmatch(r"[A-Z]{2,}", t)] + _CAMEL.findall(obj)
+    terms = [t for t in dict.fromkeys(examples + named)
+             if t.lower().strip(".") not in _NOT_TERMS and len(t.strip("-")) >= 2]
+    if not terms:
+        return CheckResult("assertion", "forbidden by the assertion", None,
+                           "skipped: no specific terms name what is forbidden (a judge can score it)")
+    for term in terms:
+        for pos, syn in find_mentions(ctx, [term]):
+            if ctx.polarity(pos, len(syn)).role not in (REJECTED,):
+                return CheckResult("assertion", "forbidden by the assertion", 0.0,
+                                   f"the answer recommends {term!r}, which the assertion forbids",
+                                   quote(ctx.text, pos), fatal=True)
+    return CheckResult("assertion", "forbidden by the assertion", 1.0,
+                       f"does not recommend {', '.join(map(repr, terms[:4]))}")
+
+
+def _affirmed(ctx: AnswerContext, assertion: str, terms: list[str]) -> CheckResult:
     warn = bool(_WARNS.search(assertion))
     found, missing = [], []
     for term in terms:
@@ -93,15 +129,16 @@ def _word_share(ctx: AnswerContext, assertion: str) -> CheckResult:
              if w not in STOP_WORDS and w not in _VERBS]
     if not words:
         return CheckResult("assertion", "assertion as written", None, "skipped: no distinctive words (a judge can score it)")
-    found = [w for w in words if find_mentions(ctx, [w])]
+    found = [w for w in words if find_mentions(ctx, [w]) or (len(w) >= 7 and re.search(r"(?<![a-z])" + re.escape(w[:6]), ctx.norm))]
     share = len(found) / len(words)
     return CheckResult("assertion", "assertion as written (words)", round(min(1.0, share * 2) if share >= 0.5 else share, 3),
                        f"uses {len(found)}/{len(words)} of the assertion's words"
                        + (f"; missing: {', '.join(w for w in words if w not in found)[:120]}" if len(found) < len(words) else ""))
 
 
-_VERBS = frozenset("explains mentions describes states suggests includes provides gives lists shows notes points "
-                   "recommends warns advises answer response correctly clearly properly".split())
+_VERBS = frozenset("explains mentions describes states suggests includes provides provided gives gave lists shows "
+                   "notes points recommends warns advises answer response correctly clearly properly agent guidance "
+                   "relevant appropriate".split())
 
 
 def check_relevance(ctx: AnswerContext, question: str) -> CheckResult:
