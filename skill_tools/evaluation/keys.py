@@ -23,6 +23,10 @@ from skill_tools.config.model import SECTIONS, CanonicalConfig
 
 _ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables"})
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+#: Parallel sizes as people write them ("TP=8 (one node)", ``PP=4`` in a launch script).
+PARALLEL = {"TP": "model.tensor_model_parallel_size", "PP": "model.pipeline_model_parallel_size",
+            "EP": "model.expert_model_parallel_size", "CP": "model.context_parallel_size",
+            "VPP": "model.virtual_pipeline_model_parallel_size", "ETP": "model.expert_tensor_parallel_size"}
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +50,11 @@ def rule_keys() -> dict[str, str]:
 def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
-    out.env.update(cfg.env)
+    for name, value in cfg.env.items():
+        if name in PARALLEL and str(value).strip().isdigit():
+            out.set(PARALLEL[name], int(str(value).strip()))
+        else:
+            out.env[name] = value
     out.unparsed.extend(cfg.unparsed)
     aliases = rule_keys()
     for key, value in cfg.values.items():

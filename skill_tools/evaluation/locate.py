@@ -22,6 +22,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.polarity import LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
+from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import code_runs
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -45,6 +46,7 @@ _PROSE_QUOTED = re.compile(
 _FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but)\b)[^\s`,;()]+){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
+_PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
@@ -252,6 +254,11 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
             block.era, block.why = p.era, p.why
             yield block
+    for m in _PARALLEL_KV.finditer(text):  # "TP=8 (one node)": a parallel size as people write it
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", f"{PARALLEL[m.group(1)]}={m.group(2)}", ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
     for m in _PROSE_KV.finditer(masked):
         key, value = m.group(1), m.group(2)
         if "://" in value:

@@ -19,15 +19,16 @@ _YAML_KEY = re.compile(r"^\s*[A-Za-z_][\w.-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s
                        r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
 _JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
-_SHELL = re.compile(r"^\s*(?:#!|export\s+[A-Za-z_]\w*=|[A-Za-z_][A-Za-z0-9_]*=\S*|[A-Za-z_][A-Za-z0-9_]*=$|"
-                    r"--?[A-Za-z][\w-]*.*$|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|"
-                    r"bash|sh|nsys|cd|set -\w+|source)\b.*|\)\s*$|\$\{?\w+|.*\\$)")
+_SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]*=(?:\S*|\"[^\"]*\"?|'[^']*'?)\s*(?:#.*|\\)?|"
+                    r"--?[A-Za-z][\w-]*.*|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|bash|sh|nsys)\s+"
+                    r"(?:\S*\.(?:py|sh)\b|-|\$).*|cd\s+\S+|set\s+-\w+|source\s+\S+|\)\s*|\$\{?\w+.*|.*\\)$")
 _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
                      r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*)$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
+_LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 
@@ -59,8 +60,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
     real = [ln for ln in body if not _COMMENT.match(ln)]
-    if real and all(code_like(ln) for ln in real):
-        return "code"
+    if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
+        return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
     return "prose"
 
 
