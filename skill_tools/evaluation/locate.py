@@ -20,7 +20,7 @@ from skill_tools.evaluation.fragments import (
     _guess_kind,
     _shell_blocks,
 )
-from skill_tools.evaluation.polarity import LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import code_runs
@@ -58,7 +58,7 @@ def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
     i = 0
     prose_start = 0
-    section: list[str | None] = [None]  # the era named by the latest heading
+    section: list = [None, None]  # the era named by the latest heading; options seen since "choose one:"
     while i < len(lines):
         m = _FENCE.match(lines[i])
         if not m:
@@ -71,13 +71,33 @@ def _locate(text: str) -> Iterator[Block]:
             j += 1
         body = "\n".join(lines[i + 1:j])
         pol = _intro(lines, i, body, section[0])
-        for block in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role):
-            block.era = block.era or pol.era
-            block.why = block.why or pol.why
-            yield block
+        yield from _hedge(section, (_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)))
         i = j + 1
         prose_start = i
     yield from _prose_blocks(lines, prose_start, len(lines), section)
+
+
+_HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
+                    r"two (?:ways|options|alternatives|choices)|(?:three|several) options)\b", re.I)
+
+
+def _with_intro(block: Block, pol) -> Block:
+    block.era = block.era or pol.era
+    block.why = block.why or pol.why
+    return block
+
+
+def _hedge(section: list, blocks) -> Iterator[Block]:
+    """After "Choose one:" / "two ways", the first option with settings is the recommendation and
+    each later one an alternative: a hedged answer is not merged into one config."""
+    blocks = list(blocks)
+    if section[1] is not None and any(b.role == SUGGESTED for b in blocks):
+        if section[1] >= 1:
+            for b in blocks:
+                if b.role == SUGGESTED:
+                    b.role, b.why = ALTERNATIVE, b.why or "a later option after 'choose one'"
+        section[1] += 1
+    yield from blocks
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
@@ -186,11 +206,10 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
             pol = _intro(lines, idx, body, section[0])
-            for block in _fenced_blocks(body, "auto", idx + 1, pol.role):
-                block.era = block.era or pol.era
-                block.why = block.why or pol.why
-                block.origin = "unfenced" if block.origin == "fenced" else block.origin
-                yield block
+            blocks = [_with_intro(b, pol) for b in _fenced_blocks(body, "auto", idx + 1, pol.role)]
+            for b in blocks:
+                b.origin = "unfenced" if b.origin == "fenced" else b.origin
+            yield from _hedge(section, blocks)
             idx = runs[idx]
             continue
         if is_table_start(lines, idx):
@@ -200,11 +219,13 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
             continue
         is_heading, era = heading_era(text)
         if is_heading:
-            section[0] = era
+            section[0], section[1] = era, None
             if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
                 idx += 1
                 continue
-        yield from _line_blocks(text, idx + 1, section[0])
+        yield from _hedge(section, list(_line_blocks(text, idx + 1, section[0])))
+        if _HEDGE.search(text):
+            section[1] = 0
         idx += 1
 
 
