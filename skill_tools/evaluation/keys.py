@@ -21,6 +21,9 @@ from pathlib import Path
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig
 
+#: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
+_MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf_config", "provider", "model_provider",
+                          "gpt_config", "mcore_config"})
 _ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables"})
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
 #: Parallel sizes as people write them ("TP=8 (one node)", ``PP=4`` in a launch script).
@@ -59,6 +62,11 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     aliases = rule_keys()
     for key, value in cfg.values.items():
         parts = key.split(".")
+        if len(parts) >= 2 and parts[0] in _MODEL_ROOTS:
+            parts = ["model"] + parts[1:]
+        elif len(parts) >= 3 and parts[0] == "model" and parts[1] in _MODEL_ROOTS:
+            parts = ["model"] + parts[2:]
+        key = ".".join(parts)
         if len(parts) >= 2 and _ENV_NAME.match(parts[-1]) and parts[-2] in _ENV_PARENTS:
             out.env[parts[-1]] = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
             continue
