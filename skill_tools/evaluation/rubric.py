@@ -32,7 +32,7 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     check_no_graph_config,
     check_validates,
 )
-from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
+from skill_tools.evaluation.polarity import REJECTED
 
 
 # --------------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
 def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
-    affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role not in (REJECTED, ALTERNATIVE)]
+    affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role != REJECTED]  # an alternative offered is advice too
     if affirmative:
         pos, syn = affirmative[0]
         return CheckResult("concept_absent", name, 0.0, f"recommends {name} ({syn!r}) where it does not belong",
