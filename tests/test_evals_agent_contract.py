@@ -27,7 +27,7 @@ CARRIERS = [
     "find . -maxdepth 0 -exec sh -c 'echo {question_file}' \\;",
     "awk 'BEGIN{system(\"cat \" ENVIRON[\"SKILL_EVAL_QUESTION_FILE\"])}'",
     "script -qc 'cat x' /dev/null",
-    "flock /tmp/lockfile -c 'cat x'",
+    "flock lockfile -c 'cat x'",
     "uv run sh -c 'cat x'",
     "env -S 'sh -c cat'",
     "env --split-string='sh -c cat'",
