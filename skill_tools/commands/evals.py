@@ -29,13 +29,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(score)
 
     run = sub.add_parser("run", help="ask an agent CLI every task, then score its answers",
-                         description="Call --agent-cmd once per task and condition (the question is one argument, "
-                                     "never shell-interpolated), write the answers file, then score it.")
+                         description="Call --agent-cmd once per task and condition in a copy of the task's workspace "
+                                     "(the question on stdin, in a file and an environment variable, never in "
+                                     "the command line), write the answers file, then score it.")
     run.add_argument("--agent-cmd", required=True,
-                     help="command template, e.g. 'my-agent -p {question}'; placeholders {question} {id} {condition} {skill_dir}")
+                     help="the agent's command line, e.g. 'claude -p' or 'my-agent --prompt-file {question_file}'; "
+                          "started directly (no shell). The question arrives on stdin, as the file {question_file} "
+                          "($SKILL_EVAL_QUESTION_FILE) and in $SKILL_EVAL_QUESTION, never in the command line; "
+                          "placeholders {question_file} {workspace} {id} {condition} {skill_dir}; the agent runs "
+                          "in {workspace}, a copy of the task's files, and the files it changes there are scored")
     run.add_argument("--allow-shell", action="store_true",
-                     help="accept a template that runs through a shell or interpreter (sh -c, bash -c, python -c); "
-                          "refused by default because task text would reach it")
+                     help="accept a wrapper you wrote that runs through a shell or interpreter (sh -c, python -c, "
+                          "env -S); refused by default as defence in depth (task text never reaches it either way)")
     run.add_argument("--with-skill", metavar="DIR", help="run the with_skill condition with this skill folder")
     run.add_argument("--without-skill", action="store_true", help="run the without_skill condition")
     run.add_argument("--ids", help="comma-separated task ids (default: all)")
@@ -70,6 +75,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exec-steps", type=int, default=6, help="training steps per execution (default 6)")
     p.add_argument("--exec-timeout", type=int, default=300, help="seconds per execution (default 300)")
     p.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help="execution cache, keyed by config hash")
+    p.add_argument("--judge-cmd", metavar="CMD",
+                   help="a judge program (protocol skill-tools-judge/1: one JSON request on stdin per answer, "
+                        "JSON verdicts per assertion on stdout; see evals/README.md); started directly, its "
+                        "verdicts are reported beside the deterministic scores and never change them")
+    p.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per judge call (default 120)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,25 +103,26 @@ def run(args: argparse.Namespace) -> int:
         answers_path = Path(args.answers)
     records = load_answers(answers_path)
     executor = _executor(args) if args.execute or args.dry_run else None
-    report = score_all(taskset, records, threshold=args.threshold, executor=executor)
+    judge_argv = None
+    if args.judge_cmd:
+        from skill_tools.evaluation.agent_cmd import parse_template
+
+        judge_argv = parse_template(args.judge_cmd, flag="--judge-cmd")
+    report = score_all(taskset, records, threshold=args.threshold, executor=executor, judge_argv=judge_argv,
+                       judge_timeout_s=args.judge_timeout)
     if args.dry_run:
-        plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"],
-                  **({"plan": a["execution"]["plan"], "config_hash": a["execution"].get("config_hash"),
-                      **({"refused_by": a["execution"]["refused_by"]} if "refused_by" in a["execution"] else {})}
-                     if a.get("execution") and "plan" in a["execution"]
-                     else {"skipped": (a.get("execution") or {}).get("skipped", "not executed: the task has "
-                                                                                 "no executes check")})}
+        plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"], **_plan_entry(a)}
                  for a in report["answers"]]
         print(json.dumps({"engine": args.engine, "answers": plans}, indent=1) if args.json else _plan_text(plans))
         return EXIT_OK
     report["answers_file"] = str(answers_path)
     report.update(_provenance(args))
     if args.markdown:
-        _write(args.markdown, rep.markdown(report, title=f"Eval scores: {Path(answers_path).name}"))
+        _write(args.markdown, rep.markdown(report, title=f"Eval scores: {Path(answers_path).name}"), "--markdown")
     if args.json_out:
         from skill_tools.output_file import portable_paths
 
-        _write(args.json_out, rep.to_json(portable_paths(report, Path(args.json_out).parent)))
+        _write(args.json_out, rep.to_json(portable_paths(report, Path(args.json_out).parent)), "--json-out")
     print(rep.to_json(report) if args.json else rep.text_table(report))
     return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
 
@@ -130,6 +141,21 @@ def _executor(args: argparse.Namespace):
     era = resolve_era(args.mcore_version)
     # What the engine needs besides the GPU (megatron.training for engine megatron-lm), checked before scoring.
     return Executor(Path(args.cache_dir), era=era, training=engine.locate(era, megatron_lm=args.megatron_lm), **common)
+
+
+def _plan_entry(a: dict) -> dict:
+    """What --execute would do for one scored answer: its plan, or why nothing would run."""
+    ex = a.get("execution") or {}
+    if "plan" in ex:
+        return {"plan": ex["plan"], "config_hash": ex.get("config_hash"),
+                **({"refused_by": ex["refused_by"]} if "refused_by" in ex else {})}
+    if a.get("problem") or a.get("unsafe"):
+        why = a.get("problem") or "; ".join(f["message"] for f in a.get("findings", [])
+                                            if f.get("kind") in ("security", "limit"))
+        return {"skipped": f"unsafe answer: nothing from it is executed ({why[:200]})", "unsafe": True}
+    if ex.get("skipped"):
+        return {"skipped": ex["skipped"]}
+    return {"skipped": "not executed: the task has no executes check"}
 
 
 def _plan_text(plans: list[dict]) -> str:
@@ -195,13 +221,19 @@ def _collect(args: argparse.Namespace, taskset) -> Path:
         tasks = [taskset.tasks[i] for i in wanted]
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else Path("out") / f"evals-answers-{stamp}.jsonl"
+    if not args.out:
+        out.parent.mkdir(exist_ok=True)
     collect(tasks, args.agent_cmd, conditions=conditions, out_path=out, timeout_s=args.timeout,
             retries=max(0, args.retries), agent=args.agent_name, allow_shell=args.allow_shell,
             warn=lambda msg: print(msg, file=sys.stderr))
     return out
 
 
-def _write(path: str, text: str) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
+def _write(path: str, text: str, flag: str) -> None:
+    """The careful writer of ``apply``: atomic; a folder, FIFO or device is refused (exit 2)."""
+    from skill_tools.output_file import write_text
+
+    try:
+        write_text(path, text, flag=flag)
+    except OSError as exc:
+        raise InputError(flag, f"cannot write {path}: {exc.strerror or exc}") from None

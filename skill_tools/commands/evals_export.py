@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from skill_tools.errors import EXIT_OK, InputError
 
@@ -40,12 +39,14 @@ def run(args: argparse.Namespace) -> int:
     data = trigger_set(taskset) if args.export_format == "trigger-set" else nvskills_list(taskset)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        out = Path(args.out)
+        from skill_tools.output_file import write_text
+
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+            out = write_text(args.out, text, flag="--out")
         except OSError as exc:
             raise InputError(args.out, f"cannot write: {exc.strerror or exc}", hint="pass a writable --out path") from None
+        if out is None:  # "-": written to standard output
+            return EXIT_OK
         positives = sum(1 for t in taskset.tasks.values() if t.should_trigger)
         print(f"wrote {out}: {len(data)} tasks ({positives} should trigger, {len(data) - positives} should not)",
               file=sys.stderr)

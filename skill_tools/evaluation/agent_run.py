@@ -1,42 +1,30 @@
 """Collect answers by calling an agent CLI once per task and condition.
 
-The command template is split into an argument list once (``shlex``); placeholders are then
-replaced inside single arguments, so a question is always exactly one argument and no shell
-ever sees it. Each call has a timeout and a bounded number of retries.
-
-A template that hands its text to a shell or interpreter (``sh -c '... {question}'``,
-``bash -lc``, ``python -c``, ``env FOO=1 zsh -c``) would let a question's quotes, ``$(...)`` or
-backticks run as commands: it is refused unless the caller passes ``allow_shell`` (the CLI's
-``--allow-shell``), and then a warning names it.
-
-Placeholders: ``{question}`` (appended as the last argument when absent), ``{id}``,
-``{condition}``, ``{skill_dir}`` (with_skill only; for without_skill an argument that is
-exactly ``{skill_dir}`` is dropped together with the option just before it).
+The command is an argument list started directly; task text never enters it (the contract and
+its defence-in-depth checks are in :mod:`agent_cmd`): the question travels on standard input,
+as a file and in an environment variable. Each call runs in a private folder: the question file
+sits beside ``workspace/``, the agent's working folder, which holds a fresh copy of the task's
+workspace files when the task ships them (:mod:`workspace`). The files the agent changed there are
+recorded with its answer, for the verifier to read. Each call has a timeout and a bounded number
+of retries; the private folder is removed afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
 import subprocess
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 from skill_tools.errors import InputError
+from skill_tools.evaluation import workspace as ws
+from skill_tools.evaluation.agent_cmd import build_argv, parse_template, question_env  # noqa: F401  (re-exported)
 from skill_tools.evaluation.extract import MAX_ANSWER_CHARS
 from skill_tools.evaluation.tasks import Task
-
-PLACEHOLDERS = ("{question}", "{id}", "{condition}", "{skill_dir}")
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox",
-                    "pwsh", "powershell", "cmd", "cmd.exe"})
-INTERPRETERS = frozenset({"python", "python3", "perl", "ruby", "node", "php", "lua", "osascript"})
-#: Launchers that run the program named after their own options (skipped to find the real program).
-_WRAPPERS = frozenset({"env", "nohup", "nice", "timeout", "stdbuf", "setsid", "time", "command", "exec", "sudo"})
-_CODE_FLAGS = ("-c", "-e", "--command", "-Command", "/c", "-lc", "-ic", "-ec", "-xc")
 
 
 @dataclass
@@ -47,88 +35,16 @@ class AgentCall:
     attempts: int
     seconds: float
     error: str | None = None
-
-
-def shell_program(tokens: list[str]) -> str | None:
-    """The shell or interpreter a template hands code to (``bash -c ...``), or None."""
-    i = 0
-    while i < len(tokens):
-        name = Path(tokens[i]).name
-        if name in _WRAPPERS:
-            i += 1
-            while i < len(tokens) and (tokens[i].startswith("-") or "=" in tokens[i] or tokens[i].replace(".", "").isdigit()):
-                i += 1
-            continue
-        base = name.rstrip("0123456789.") if name.startswith("python") else name
-        if name in ("eval", "source", "."):
-            return name
-        if name in SHELLS or base in SHELLS:
-            rest = tokens[i + 1:]
-            if any(t in _CODE_FLAGS or (t.startswith("-") and not t.startswith("--") and "c" in t[1:]) for t in rest):
-                return name
-            if any("{" in t for t in rest[:1]) or not rest:
-                return name  # `sh {question}` would run the question as a script path or stdin
-            return None
-        if base in INTERPRETERS or name in INTERPRETERS:
-            for t in tokens[i + 1:]:  # interpreter options come before the script; after it, they are the script's
-                if not t.startswith("-"):
-                    break
-                if t in ("-c", "-e", "-E", "--eval", "-p", "--print", "-r"):
-                    return name
-        return None
-    return None
-
-
-def parse_template(template: str, *, allow_shell: bool = False, warn=None) -> list[str]:
-    try:
-        tokens = shlex.split(template)
-    except ValueError as exc:
-        raise InputError("--agent-cmd", f"cannot split the command template: {exc}",
-                         hint="quote it like a shell command line, e.g. 'my-agent -p {question}'") from None
-    if not tokens:
-        raise InputError("--agent-cmd", "empty command template", hint="e.g. 'my-agent -p {question}'")
-    if any(p in tokens[0] for p in PLACEHOLDERS):
-        raise InputError("--agent-cmd", "the program itself may not be a placeholder", hint="name the agent executable first")
-    shell = shell_program(tokens)
-    if shell and not allow_shell:
-        raise InputError("--agent-cmd", f"the template runs its text through {shell!r}: a question containing "
-                         "quotes, $(...) or backticks would run as commands",
-                         hint="call the agent program directly, e.g. 'my-agent -p {question}' (each placeholder "
-                              "becomes one argument), or pass --allow-shell if you accept that risk")
-    if shell and warn is not None:
-        warn(f"warning: --agent-cmd runs through {shell!r} (--allow-shell): task text reaches a shell or "
-             "interpreter; only run task sets you trust")
-    if shutil.which(tokens[0]) is None and not Path(tokens[0]).is_file():
-        raise InputError("--agent-cmd", f"program {tokens[0]!r} not found", hint="give a path or put it on PATH")
-    return tokens
-
-
-def build_argv(tokens: list[str], *, question: str, task_id: str, condition: str, skill_dir: str | None) -> list[str]:
-    """Fill placeholders argument by argument; never re-split, never pass through a shell."""
-    argv: list[str] = []
-    has_question = any("{question}" in t for t in tokens)
-    for tok in tokens:
-        if tok == "{skill_dir}" and not skill_dir:
-            if argv and argv[-1].startswith("-") and len(argv) > 1:
-                argv.pop()
-            continue
-        out = tok
-        # {question} last: a question containing "{id}" must stay verbatim.
-        out = out.replace("{id}", task_id).replace("{condition}", condition).replace("{skill_dir}", skill_dir or "")
-        out = out.replace("{question}", question)
-        argv.append(out)
-    if not has_question:
-        argv.append(question)
-    return argv
+    changes: ws.Changes = field(default_factory=ws.Changes)
 
 
 def call_agent(argv: list[str], *, timeout_s: float, retries: int, env: dict[str, str] | None = None,
-               cwd: str | None = None) -> tuple[str, int, str | None]:
+               cwd: str | None = None, stdin: bytes = b"") -> tuple[str, int, str | None]:
     """(stdout, attempts, error). Retries on a non-zero exit, a timeout or empty output."""
     error: str | None = None
     for attempt in range(1, retries + 2):
         try:
-            proc = subprocess.run(argv, shell=False, stdin=subprocess.DEVNULL, capture_output=True,
+            proc = subprocess.run(argv, shell=False, input=stdin, capture_output=True,
                                   timeout=timeout_s, env=env, cwd=cwd)
         except subprocess.TimeoutExpired:
             error = f"timed out after {timeout_s:g}s"
@@ -145,28 +61,52 @@ def call_agent(argv: list[str], *, timeout_s: float, retries: int, env: dict[str
     return "", retries + 1, error
 
 
+def ask(task: Task, tokens: list[str], *, condition: str, skill_dir: str | None, timeout_s: float,
+        retries: int) -> AgentCall:
+    """One call: a private folder with the question file and a copy of the task's workspace."""
+    question = str(task.data["question"])
+    source = ws.resolve(task.data, task.root)
+    with tempfile.TemporaryDirectory(prefix="skill-eval-") as tmp:
+        qfile = Path(tmp) / "question.md"
+        qfile.write_text(question, encoding="utf-8")
+        folder = Path(tmp) / "workspace"
+        before = ws.copy(source, folder) if source else {}
+        folder.mkdir(exist_ok=True)
+        argv = build_argv(tokens, question_file=str(qfile), task_id=task.id, condition=condition,
+                          skill_dir=skill_dir, workspace=str(folder))
+        env = {k: v for k, v in os.environ.items() if k != "SKILL_DIR"}
+        env.update(question_env(question, str(qfile), str(folder)))
+        if skill_dir:
+            env["SKILL_DIR"] = skill_dir
+        start = time.monotonic()
+        answer, attempts, error = call_agent(argv, timeout_s=timeout_s, retries=retries, env=env, cwd=str(folder),
+                                             stdin=question.encode("utf-8", errors="replace"))
+        seconds = round(time.monotonic() - start, 2)
+        changed = ws.changes(folder, before)
+    return AgentCall(task.id, condition, answer, attempts, seconds, error, changed)
+
+
 def collect(tasks: Iterable[Task], template: str, *, conditions: list[tuple[str, str | None]], out_path: Path,
             timeout_s: float = 600, retries: int = 1, agent: str = "", allow_shell: bool = False,
             warn=None) -> list[AgentCall]:
     """Ask the agent every task under every condition; write the answers file as it goes."""
+    from skill_tools.output_file import resolve_target
+
     tokens = parse_template(template, allow_shell=allow_shell, warn=warn)
     name = agent or Path(tokens[0]).name
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    target = resolve_target(str(out_path), "--out")
+    if target is None:
+        raise InputError("--out", "the answers file cannot be standard output", hint="name a file")
     calls: list[AgentCall] = []
-    with out_path.open("w", encoding="utf-8") as fh:
+    with target.open("w", encoding="utf-8") as fh:
         for task in tasks:
             for condition, skill_dir in conditions:
-                argv = build_argv(tokens, question=task.data["question"], task_id=task.id,
-                                  condition=condition, skill_dir=skill_dir)
-                env = dict(os.environ)
-                env.pop("SKILL_DIR", None)
-                if skill_dir:
-                    env["SKILL_DIR"] = skill_dir
-                start = time.monotonic()
-                answer, attempts, error = call_agent(argv, timeout_s=timeout_s, retries=retries, env=env)
-                call = AgentCall(task.id, condition, answer, attempts, round(time.monotonic() - start, 2), error)
+                call = ask(task, tokens, condition=condition, skill_dir=skill_dir, timeout_s=timeout_s, retries=retries)
                 calls.append(call)
-                fh.write(json.dumps({"id": task.id, "condition": condition, "agent": name, "answer": answer,
-                                     "attempts": attempts, "seconds": call.seconds, "error": error}) + "\n")
+                row = {"id": task.id, "condition": condition, "agent": name, "answer": call.answer,
+                       "attempts": call.attempts, "seconds": call.seconds, "error": call.error}
+                if call.changes.files or call.changes.deleted or call.changes.notes:
+                    row["workspace_changes"] = call.changes.to_dict()
+                fh.write(json.dumps(row) + "\n")
                 fh.flush()
     return calls

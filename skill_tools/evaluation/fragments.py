@@ -99,13 +99,16 @@ def _guess_kind(body: str) -> str:
         return "yaml"
     return "shell"
 
+_INLINE_COMMENT = re.compile(r"`#[^`\n]*`")
+
+
 def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
     buf: list[str] = []
     start = line
     for offset, raw in enumerate(body.split("\n")):
         if not buf:
             start = line + offset
-        stripped = raw.strip()
+        stripped = _INLINE_COMMENT.sub(" ", raw).strip()  # `# note` inside a command line is a comment
         if stripped.startswith("$ "):
             stripped = stripped[2:]
         if stripped.endswith("\\"):

@@ -25,12 +25,14 @@ LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
 _BREAK = re.compile(r"[;()\[\]]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
-                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s", re.I)
+                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
 #: Words before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
-    r"forbidden|wrong|incorrect|invalid)\b", re.I)
+    r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
+    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -43,7 +45,10 @@ _NEG_AFTER = re.compile(
     r"(?:old|older|legacy|deprecated|obsolete|removed|wrong|invalid)\b|"
     r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)?\s*(?:now\s+|also\s+)?(?:rejected|wrong|invalid|"
     r"incorrect|deprecated|removed|an error|not (?:supported|allowed|valid|accepted|needed|required)|"
-    r"no longer|forbidden|broken|unsupported|illegal|fatal)|^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
+    r"no longer|forbidden|broken|unsupported|illegal|fatal)|"
+    r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
+    r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
+    r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
     r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
@@ -51,9 +56,9 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
-                        r"before 0\.18|older (?:mcore|megatron|versions?|releases?)|legacy era|<\s*0\.18)\b", re.I)
+                        r"before 0\.18|older (?:mcore|megatron|versions?|releases?|examples?|code|api|spelling|keys|docs)|legacy era|<\s*0\.18)\b", re.I)
 _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
-                         r"\bnewer (?:mcore|megatron|versions?|releases?)|\bcurrent era|>=\s*0\.18)", re.I)
+                         r"\bnewer (?:mcore|megatron|versions?|releases?|examples?|code|api|spelling|keys|docs)|\bcurrent era|>=\s*0\.18)", re.I)
 
 
 def era_of(text: str) -> str | None:
@@ -79,9 +84,10 @@ class LinePolarity:
     def __init__(self, text: str, section_era: str | None = None):
         self.text = text
         self.section_era = section_era
-        self._breaks = [m.start() for m in _BREAK.finditer(text)]
-        self._break_ends = [m.end() for m in _BREAK.finditer(text)]
-        self._sentences = [m.end() for m in _SENTENCE.finditer(text)]
+        masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
+        self._breaks = [m.start() for m in _BREAK.finditer(masked)]
+        self._break_ends = [m.end() for m in _BREAK.finditer(masked)]
+        self._sentences = [m.end() for m in _SENTENCE.finditer(masked)]
 
     def _span(self, bounds: list[int], ends: list[int], start: int, end: int) -> tuple[int, int]:
         i = bisect.bisect_right(bounds, start - 1)

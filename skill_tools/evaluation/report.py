@@ -1,6 +1,6 @@
 """Render a scoring report: a terminal table for people, Markdown for results files.
 
-The JSON report is the dict built by :func:`skill_tools.evaluation.score.aggregate`; these
+The JSON report is the dict built by :func:`skill_tools.evaluation.aggregate.aggregate`; these
 functions only format it.
 """
 
@@ -48,6 +48,8 @@ def text_table(report: dict[str, Any]) -> str:
         lines.append(f"{cond}: {s['answers']} answers, mean {s['mean_score']:.2f}, pass rate {s['pass_rate']:.0%}"
                      f" (positive {_fmt(s['positive_mean'])}, negative {_fmt(s['negative_mean'])})"
                      + (f", {s['unsafe_answers']} unsafe" if s["unsafe_answers"] else "")
+                     + (f", {s['generic_answers']} scored generically (another skill's tasks: assertions as "
+                        "written, no CUDA-graph checks)" if s.get("generic_answers") else "")
                      + (f", {len(s['tasks_without_answer'])} tasks unanswered" if s["tasks_without_answer"] else ""))
     up = report["uplift"]
     if up["tasks_compared"]:
@@ -55,6 +57,10 @@ def text_table(report: dict[str, Any]) -> str:
                      f"({up['improved']} improved, {up['regressed']} regressed)")
     for r in report["rejected_answers"]:
         lines.append(f"rejected: line {r['line']} ({r['id']}): {r['problem']}")
+    j = report.get("judge")
+    if j:
+        lines.append(f"judge ({j['protocol']}): {j['answers_judged']} answers judged, {j['judge_failures']} judge failures, "
+                     f"agreement with the deterministic verdicts {_fmt(j['mean_agreement'])} (reported beside, never mixed)")
     g = report["gate"]
     lines.append(f"gate: {g['condition']} mean {g['mean_score']:.2f} vs threshold {report['threshold']:.2f} -> "
                  + ("PASS" if g["passed"] else "FAIL"))
@@ -91,6 +97,12 @@ def markdown(report: dict[str, Any], title: str = "Eval scores") -> str:
                    f"{a['score']:.2f} ({'pass' if a['passed'] else 'fail'})")
         if a["problem"]:
             out.append(f"- **rejected**: {_md(a['problem'])}")
+        if a.get("judge"):
+            jd = a["judge"]
+            out.append(f"- judge: {_md(jd['error'])}" if "error" in jd else
+                       "- judge (beside, not in the score): " + "; ".join(
+                           f"#{v['assertion']} {v['verdict']}" + (f" ({_md(v['reason'][:80])})" if v["reason"] else "")
+                           for v in jd["verdicts"]))
         for f in a["findings"]:
             out.append(f"- finding ({f['kind']}{', line ' + str(f['line']) if f['line'] else ''}): {_md(f['message'])}")
         for b in a["behaviors"]:

@@ -10,130 +10,40 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
-from dataclasses import dataclass, field
 from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.evaluation.extract import SUGGESTED, WORDS, Extraction, extract_config
-from skill_tools.evaluation.rubric import (
-    GRAPH_ADVICE_TERMS,
-    answer_errors,
-    AnswerContext,
-    CheckResult,
-    check_coverage,
-    stay_out_behavior,
-    reference_checks,
-    run_check,
+from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
+from skill_tools.evaluation.generic import (
+    GENERIC_NOTE,
+    about_cuda_graphs,
+    check_assertion,
+    check_relevance,
+    own_task_set,
 )
+from skill_tools.evaluation.outcome import (
+    Outcome,
+    apply,
+    check_decision,
+    check_diagnosis,
+    extraction_confidence,
+    read_changes,
+    task_outcome,
+)
+from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
+from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
 from skill_tools.evaluation.setup import Setup, task_setup
-from skill_tools.evaluation.tasks import CONDITIONS, AnswerRecord, Task, TaskSet
-
-DEFAULT_THRESHOLD = 0.7
-#: A fatal finding caps the answer this far below the pass threshold (ranking among such answers is kept).
-FATAL_MARGIN = 0.15
-#: Weight of the derived "answers the question asked" behavior of a positive task; an answer that
-#: fails it keeps only OFF_TOPIC_FACTOR of what incidental mentions earned.
-ON_TOPIC_WEIGHT = 0.5
-OFF_TOPIC_FACTOR = 0.25
-
-
-@dataclass
-class BehaviorScore:
-    index: int | None  # index into expected_behavior; None for derived behaviors
-    text: str
-    weight: float
-    checks: list[CheckResult]
-    note: str = ""
-
-    @property
-    def score(self) -> float | None:
-        scored = [c.score for c in self.checks if c.score is not None]
-        return round(statistics.fmean(scored), 4) if scored else None
-
-    @property
-    def passed(self) -> bool | None:
-        s = self.score
-        return None if s is None else s >= 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "behavior": self.text, "weight": self.weight, "score": self.score,
-                "passed": self.passed, "note": self.note, "checks": [c.to_dict() for c in self.checks]}
-
-
-@dataclass
-class AnswerScore:
-    record: AnswerRecord
-    task: Task | None
-    behaviors: list[BehaviorScore] = field(default_factory=list)
-    extraction: Extraction | None = None
-    era: str | None = None
-    validation: dict[str, Any] | None = None
-    execution: dict[str, Any] | None = None
-    threshold: float = DEFAULT_THRESHOLD
-    problem: str = ""
-    setup: Setup | None = None
-
-    @property
-    def raw_score(self) -> float:
-        num = den = 0.0
-        for b in self.behaviors:
-            if b.score is not None:
-                num += b.weight * b.score
-                den += b.weight
-        return round(num / den, 4) if den else 0.0
-
-    @property
-    def off_topic(self) -> bool:
-        return any(c.type == "on_topic" and c.score == 0.0 for b in self.behaviors for c in b.checks)
-
-    @property
-    def fatal(self) -> list[CheckResult]:
-        return [c for b in self.behaviors for c in b.checks if c.fatal and c.score is not None and c.score < 1.0]
-
-    @property
-    def score(self) -> float:
-        if self.problem:
-            return 0.0
-        raw = self.raw_score
-        if self.off_topic:
-            raw = round(raw * OFF_TOPIC_FACTOR, 4)
-        if self.fatal:
-            return round(min(raw, max(0.0, self.threshold - FATAL_MARGIN) * (0.5 + 0.5 * raw)), 4)
-        return raw
-
-    @property
-    def passed(self) -> bool:
-        return self.score >= self.threshold
-
-    @property
-    def findings(self) -> list[dict[str, Any]]:
-        out = [f.to_dict() for f in self.record.findings]
-        if self.extraction is not None:
-            out += [f.to_dict() for f in self.extraction.findings]
-        return out
-
-    @property
-    def unsafe(self) -> bool:
-        return self.record.rejected or bool(self.extraction and self.extraction.unsafe)
-
-    def to_dict(self) -> dict[str, Any]:
-        ex = self.extraction
-        return {
-            "id": self.record.id, "condition": self.record.condition, "agent": self.record.agent,
-            "line": self.record.line, "score": self.score, "passed": self.passed, "threshold": self.threshold,
-            "should_trigger": self.task.should_trigger if self.task else None,
-            "problem": self.problem or None, "unsafe": self.unsafe, "findings": self.findings,
-            "raw_score": self.raw_score,
-            "fatal": [f"{c.type} {c.name}: {c.explanation}" for c in self.fatal],
-            "setup": self.setup.to_dict() if self.setup else None,
-            "era": self.era, "validation": self.validation, "execution": self.execution,
-            "config": ex.config.to_dict() if ex else None,
-            "blocks": [b.to_dict() for b in ex.blocks] if ex else [],
-            "behaviors": [b.to_dict() for b in self.behaviors],
-        }
-
+from skill_tools.evaluation.aggregate import aggregate
+from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
+    DEFAULT_THRESHOLD,
+    FATAL_MARGIN,
+    OFF_TOPIC_FACTOR,
+    ON_TOPIC_WEIGHT,
+    AnswerScore,
+    BehaviorScore,
+)
+from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
 
 # --------------------------------------------------------------------------------------------
 # scoring one answer
@@ -151,8 +61,19 @@ class Scorer:
         self._reference_cache: dict[str, list[dict[str, Any]]] = {}
         self._setup_cache: dict[str, Setup] = {}
         self._stated_cache: dict[str, CanonicalConfig] = {}
+        self._outcome_cache: dict[str, Outcome | None] = {}
+        self._own_set = own_task_set([t.data for t in taskset.tasks.values()], taskset.meta)
 
     def score(self, record: AnswerRecord) -> AnswerScore:
+        """Score one answer; an answer that cannot be read scores 0 with the reason, never a crash."""
+        try:
+            return self._score(record)
+        except Exception as exc:  # a defect or an unreadable answer: reported on the answer, scoring goes on
+            result = AnswerScore(record, self.taskset.tasks.get(record.id), threshold=self.threshold)
+            result.problem = f"answer could not be scored: {type(exc).__name__}: {str(exc)[:200]}"
+            return result
+
+    def _score(self, record: AnswerRecord) -> AnswerScore:
         task = self.taskset.tasks.get(record.id)
         result = AnswerScore(record, task, threshold=self.threshold)
         if record.rejected:
@@ -164,22 +85,80 @@ class Scorer:
         rubric = task.rubric or {}
         if "pass_threshold" in rubric:
             result.threshold = float(rubric["pass_threshold"])
+        if not about_cuda_graphs(task.data, self._own_set):
+            return self._generic(task, record, result)
         setup = result.setup = self._setup(task)
+        outcome = result.outcome = self._outcome(task)
         ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}", era=setup.era or "auto")
+        changes = read_changes(record.files, record.deleted, task.data, task.root) if record.files or record.deleted else None
+        if changes is not None:
+            ex.findings.extend(changes.findings)
+            if changes.config.values or changes.config.env:
+                block = Block("workspace", "", 0, "workspace", SUGGESTED, keys=sorted(changes.config.values))
+                block.cfg, block.why = changes.config, "files the agent changed: " + ", ".join(changes.files)
+                ex.blocks.append(block)
+                ex.select(ex.era)
         era = self._era(ex, setup)
         if setup.era is None and ex.era != era.name:
             ex.select(era.name)
         result.extraction, result.era = ex, era.mcore_version
-        base = self._on_setup(ex.config, setup)
+        removed = changes.removed if changes else set()
+        answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
+        result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
+                                                  changes.files if changes else [])
+        base = self._on_setup(ex.config, setup, outcome, removed)
+        if outcome is not None and outcome.base is not None:
+            ex.config = base  # checks read the config the user would run: the base with the answer's changes
         result.validation = self._validate(ex, base, era) if task.should_trigger else None
         if result.validation and result.validation.get("errors"):
             result.validation = dict(result.validation, context_rules=self._context_rules(task, setup, ex, era))
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
-        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution,
-                            answer_keys=frozenset(ex.config.values) | frozenset(ex.config.env))
+        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys=answer_keys)
         result.behaviors = self._behaviors(task, ctx)
+        if outcome is not None:
+            result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
         return result
+
+    @staticmethod
+    def _generic(task: Task, record: AnswerRecord, result: AnswerScore) -> AnswerScore:
+        """Another skill's task: its assertions as written and relevance, no CUDA-graph checks."""
+        ex = extract_config("", source=f"answer:{record.id}")  # nothing Megatron-specific is read
+        result.extraction, result.scoring = ex, "generic"
+        ctx = AnswerContext(record.answer, ex, era_for(DEFAULT_CURRENT))
+        result.behaviors = [BehaviorScore(i, text, 1.0, [check_assertion(ctx, text)], GENERIC_NOTE)
+                            for i, text in enumerate(task.behaviors)]
+        if task.should_trigger:
+            result.behaviors.append(BehaviorScore(None, "answers the question asked", ON_TOPIC_WEIGHT,
+                                                  [check_relevance(ctx, str(task.data.get("question", "")))],
+                                                  GENERIC_NOTE))
+        return result
+
+    def _outcome(self, task: Task) -> Outcome | None:
+        if task.id not in self._outcome_cache:
+            self._outcome_cache[task.id] = task_outcome(task.data, task.root)
+        return self._outcome_cache[task.id]
+
+    def _outcome_behavior(self, task: Task, outcome: Outcome, ctx: AnswerContext, setup: Setup, era: Era) -> BehaviorScore:
+        """The declared outcome, verified: the diagnosis named and fixed, or the decision kept; a
+        configuration outcome is the config every other check reads (its base with the changes)."""
+        if outcome.kind == "diagnosis":
+            def fix_findings():
+                stated = self._stated(task, setup)
+                probe = Extraction(config=stated, blocks=[], findings=[], counter_config=CanonicalConfig())
+                before = self._validate(probe, stated, era) if stated.values else None
+                if ctx.extraction.unsafe or not before or "skipped" in before:
+                    return None
+                after = self._validate(ctx.extraction, apply(stated, ctx.config), era) or {}
+                rules = lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}  # noqa: E731
+                return rules(before), rules(after)
+            checks = check_diagnosis(ctx, outcome, fix_findings)
+        elif outcome.kind == "decision":
+            checks = check_decision(ctx, outcome)
+        else:
+            checks = [run_check(ctx, {"type": "validates", "name": "the outcome config validates"})]
+        return BehaviorScore(None, f"outcome: {outcome.kind}", float(outcome.spec.get("weight", 1)), checks,
+                             f"declared by the task ({outcome.kind}" + (f", base {outcome.base_path}" if outcome.base_path else "") + ")")
 
     def _setup(self, task: Task) -> Setup:
         if task.id not in self._setup_cache:
@@ -187,15 +166,17 @@ class Scorer:
         return self._setup_cache[task.id]
 
     @staticmethod
-    def _on_setup(cfg: CanonicalConfig, setup: Setup) -> CanonicalConfig:
-        """The answer's settings laid over the task's stated setup (the config the user would run)."""
-        if not setup.context:
+    def _on_setup(cfg: CanonicalConfig, setup: Setup, outcome: Outcome | None = None,
+                  removed: set[str] = frozenset()) -> CanonicalConfig:
+        """The answer's settings laid over the task's stated setup and base config (the config the
+        user would run); keys the agent deleted from the base are gone."""
+        start = outcome.base if outcome is not None and outcome.base is not None else None
+        if setup.context:
+            ctx = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
+            start = apply(start, ctx) if start is not None else ctx
+        if start is None:
             return cfg
-        base = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
-        for key, value in cfg.values.items():
-            base.set(key, value, cfg.locations.get(key))
-        base.env.update(cfg.env)
-        return base
+        return apply(start, cfg, removed)
 
     def _execute(self, task: Task, ex: Extraction, base: CanonicalConfig, setup: Setup, era: Era) -> dict[str, Any]:
         if not ex.config.values:
@@ -209,8 +190,11 @@ class Scorer:
         """The config the task states: its setup plus the settings its question writes out
         (``cuda_graph_impl="transformer_engine"``; not settings read from words)."""
         if task.id not in self._stated_cache:
+            outcome = self._outcome(task)
             cfg = CanonicalConfig.from_nested(setup.context, source="task setup", fmt="setup") if setup.context \
                 else CanonicalConfig(source="task setup", fmt="setup")
+            if outcome is not None and outcome.base is not None:
+                cfg = apply(outcome.base, cfg)
             q = extract_config(str(task.data.get("question", "")), source=f"question:{task.id}", era=setup.era or "auto")
             for b in q.blocks:
                 if b.cfg is not None and b.error is None and b.origin != WORDS and b.role == SUGGESTED:
@@ -355,93 +339,22 @@ def _wants_execution(rubric: dict[str, Any]) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# aggregation
+# every answer
 # --------------------------------------------------------------------------------------------
 
 
 def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float = DEFAULT_THRESHOLD,
-              executor: Any = None) -> dict[str, Any]:
-    """Score every answer and aggregate; the returned dict is the JSON report."""
+              executor: Any = None, judge_argv: list[str] | None = None,
+              judge_timeout_s: float = 120.0) -> dict[str, Any]:
+    """Score every answer and aggregate; the returned dict is the JSON report. With ``judge_argv``
+    the judge's verdicts are attached beside each deterministic score (:mod:`judge`)."""
     scorer = Scorer(taskset, threshold=threshold, executor=executor)
     results = [scorer.score(r) for r in records]
-    return aggregate(taskset, results, threshold)
+    report = None
+    if judge_argv:
+        from skill_tools.evaluation.judge import judge_all, summary
 
-
-def aggregate(taskset: TaskSet, results: list[AnswerScore], threshold: float) -> dict[str, Any]:
-    conditions = sorted({r.record.condition for r in results}, key=lambda c: (c not in CONDITIONS, c))
-    per_task: list[dict[str, Any]] = []
-    for tid, task in taskset.tasks.items():
-        row: dict[str, Any] = {"id": tid, "should_trigger": task.should_trigger,
-                               "pain_points": task.data.get("pain_points", []), "conditions": {}}
-        for cond in conditions:
-            mine = [r for r in results if r.record.id == tid and r.record.condition == cond]
-            if mine:
-                row["conditions"][cond] = {
-                    "n": len(mine), "score": round(statistics.fmean(r.score for r in mine), 4),
-                    "passed": sum(r.passed for r in mine), "unsafe": sum(r.unsafe for r in mine),
-                    "execution": _exec_summary([r.execution for r in mine]),
-                }
-        w, wo = row["conditions"].get("with_skill"), row["conditions"].get("without_skill")
-        row["uplift"] = round(w["score"] - wo["score"], 4) if w and wo else None
-        per_task.append(row)
-
-    per_condition: dict[str, Any] = {}
-    for cond in conditions:
-        mine = [r for r in results if r.record.condition == cond and r.task is not None]
-        if not mine:
-            continue
-        pos = [r for r in mine if r.task.should_trigger]
-        neg = [r for r in mine if not r.task.should_trigger]
-        answered = {r.record.id for r in mine}
-        per_condition[cond] = {
-            "answers": len(mine), "mean_score": round(statistics.fmean(r.score for r in mine), 4),
-            "pass_rate": round(sum(r.passed for r in mine) / len(mine), 4),
-            "positive_mean": round(statistics.fmean(r.score for r in pos), 4) if pos else None,
-            "negative_mean": round(statistics.fmean(r.score for r in neg), 4) if neg else None,
-            "unsafe_answers": sum(r.unsafe for r in mine),
-            "tasks_without_answer": sorted(set(taskset.tasks) - answered),
-        }
-    uplifts = [t["uplift"] for t in per_task if t["uplift"] is not None]
-    gate_cond = "with_skill" if "with_skill" in per_condition else (next(iter(per_condition), None))
-    gate_score = per_condition[gate_cond]["mean_score"] if gate_cond else 0.0
-    unknown = [r for r in results if r.task is None]
-    return {
-        "evals": taskset.source,
-        "threshold": threshold,
-        "gate": {"condition": gate_cond, "mean_score": gate_score, "passed": bool(gate_cond) and gate_score >= threshold},
-        "uplift": {"tasks_compared": len(uplifts),
-                   "mean": round(statistics.fmean(uplifts), 4) if uplifts else None,
-                   "improved": sum(u > 0 for u in uplifts), "regressed": sum(u < 0 for u in uplifts)},
-        "conditions": per_condition,
-        "tasks": per_task,
-        "behaviors": _behavior_rates(results),
-        "rejected_answers": [{"id": r.record.id, "line": r.record.line, "problem": r.problem} for r in unknown or []
-                             if r.problem],
-        "answers": [r.to_dict() for r in results],
-    }
-
-
-def _exec_summary(executions: list[dict[str, Any] | None]) -> str:
-    runs = [e for e in executions if e]
-    if not runs:
-        return "not requested"
-    skipped = [e["skipped"] for e in runs if "skipped" in e]
-    done = [e for e in runs if "skipped" not in e]
-    if not done:
-        return f"skipped: {skipped[0]}"
-    ok = sum(bool(e.get("captured") and e.get("replayed") and e.get("loss_ok")) for e in done)
-    return f"{ok}/{len(done)} ok"
-
-
-def _behavior_rates(results: list[AnswerScore]) -> list[dict[str, Any]]:
-    """Pass rate of each (task, behavior) per condition."""
-    table: dict[tuple[str, str], dict[str, list[float]]] = {}
-    for r in results:
-        if r.task is None:
-            continue
-        for b in r.behaviors:
-            if b.score is None:
-                continue
-            table.setdefault((r.record.id, b.text), {}).setdefault(r.record.condition, []).append(b.score)
-    return [{"id": tid, "behavior": text, "scores": {c: round(statistics.fmean(v), 4) for c, v in conds.items()}}
-            for (tid, text), conds in table.items()]
+        judge_all(judge_argv, taskset, results, judge_timeout_s)
+        report = aggregate(taskset, results, threshold)
+        report["judge"] = summary(results)
+    return report or aggregate(taskset, results, threshold)

@@ -36,6 +36,7 @@ MAX_FILE_BYTES = 200_000_000
 @dataclass
 class Task:
     data: dict[str, Any]
+    root: Path | None = None  # the task set's folder: a task's workspace and base files lie inside it
 
     @property
     def id(self) -> str:
@@ -69,6 +70,8 @@ class AnswerRecord:
     answer: str
     line: int
     findings: list[Finding] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # workspace files the agent changed (evals run)
+    deleted: list[str] = field(default_factory=list)
 
     @property
     def rejected(self) -> bool:
@@ -170,7 +173,7 @@ def load_tasks(path: str | Path, *, validate_schema: bool = True) -> TaskSet:
         if tid in tasks:
             raise InputError(str(path), f"duplicate task id {tid!r} at {_json_path(where)}",
                              hint="ids must be unique within the file")
-        tasks[tid] = Task(item)
+        tasks[tid] = Task(item, p.resolve().parent)
     if not tasks:
         raise InputError(str(path), "the task set has no tasks", hint=f"expected {_SHAPES}")
     return TaskSet(tasks, meta, str(path))
@@ -276,7 +279,30 @@ def _record(obj: dict[str, Any], n: int, path: Path) -> AnswerRecord:
         if answer is not None:
             findings.append(Finding("parse", "answer is not a string", n))
         answer = ""
-    return AnswerRecord(rid, condition, agent, answer, n, findings)
+    files, deleted = _workspace_changes(obj.get("workspace_changes"), n, findings)
+    return AnswerRecord(rid, condition, agent, answer, n, findings, files, deleted)
+
+
+MAX_CHANGED_FILES = 20
+
+
+def _workspace_changes(raw: Any, n: int, findings: list[Finding]) -> tuple[dict[str, str], list[str]]:
+    """``workspace_changes`` as ``evals run`` records it: plain relative paths to text, bounded."""
+    if raw is None:
+        return {}, []
+    files = raw.get("files") if isinstance(raw, dict) else None
+    deleted = raw.get("deleted") if isinstance(raw, dict) else None
+    if not isinstance(files, dict) or not isinstance(deleted or [], list):
+        findings.append(Finding("parse", "workspace_changes is not {files: {path: text}, deleted: [path]}; not read", n))
+        return {}, []
+    out: dict[str, str] = {}
+    for rel, text in list(files.items())[:MAX_CHANGED_FILES]:
+        p = Path(str(rel))
+        if not isinstance(text, str) or p.is_absolute() or ".." in p.parts or "\x00" in str(rel) or not str(rel):
+            findings.append(Finding("parse", f"workspace file {ascii(rel)[:80]} is not a plain relative path to text; not read", n))
+            continue
+        out[p.as_posix()] = text[:MAX_ANSWER_CHARS]
+    return out, [str(d)[:200] for d in (deleted or [])[:MAX_CHANGED_FILES]]
 
 
 def _answer_file(ref: Any, answers_path: Path, n: int, findings: list[Finding]) -> str | None:

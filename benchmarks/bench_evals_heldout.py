@@ -1,0 +1,145 @@
+"""How well the scorer judges a labelled held-out split of answers (evals/heldout-2026-12-03).
+
+A split folder holds ``labels.jsonl`` (one row per answer: id, task, skill, style, label
+correct|wrong, reason, citation) and ``answers/answers.jsonl`` (this skill's tasks, scored against
+evals/evals.json) plus ``answers/foreign_answers.jsonl`` (other skills' tasks, scored against the
+task entries of ``../foreign_tasks.json``, each skill's tasks as that skill's own task list).
+
+Reports, at the pass threshold: false passes (a wrong answer that passes), false fails (a correct
+answer that fails), inverted pairs (per task, a correct answer scored below a wrong one; ties are
+counted apart), mean score of correct and of wrong answers, and the same per style. Targets
+(issue 28, scaled to the split): false passes <= 3 in 45 wrong, false fails <= 3 in 45 correct,
+<= 5 % inverted pairs.
+
+Usage (from the repository root; PYTHONPATH decides which scorer is measured):
+    python benchmarks/bench_evals_heldout.py evals/heldout-2026-12-03/tune [--evals evals/evals.json] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from skill_tools.evaluation.score import score_all
+from skill_tools.evaluation.tasks import load_answers, load_tasks
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _score(evals: Path, answers: Path) -> dict[str, dict]:
+    report = score_all(load_tasks(evals), load_answers(answers))
+    return {a["agent"].split("/")[-1]: a for a in report["answers"]}
+
+
+def _foreign(split: Path, tmp: Path) -> dict[str, dict]:
+    answers = split / "answers" / "foreign_answers.jsonl"
+    tasks_file = split.parent / "foreign_tasks.json"
+    if not answers.is_file() or not tasks_file.is_file():
+        return {}
+    by_skill: dict[str, list] = defaultdict(list)
+    for entry in json.loads(tasks_file.read_text()):
+        by_skill[entry["task"].get("expected_skill") or "unknown"].append(entry["task"])
+    out: dict[str, dict] = {}
+    rows = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]
+    for skill, tasks in by_skill.items():
+        ids = {str(t["id"]) for t in tasks}
+        mine = [r for r in rows if r["id"] in ids]
+        if not mine:
+            continue
+        set_path = tmp / f"{skill}.json"
+        layout = {"skill_name": skill, "evals": tasks} if any("prompt" in t for t in tasks) else tasks
+        set_path.write_text(json.dumps(layout))  # as that skill's catalog ships it
+        ans_path = split / "answers" / f".{skill}.jsonl"  # beside the answer files it names
+        ans_path.write_text("".join(json.dumps(r) + "\n" for r in mine))
+        try:
+            out.update(_score(set_path, ans_path))
+        finally:
+            ans_path.unlink()
+    return out
+
+
+def measure(split: Path, evals: Path, threshold: float = 0.7) -> dict:
+    labels = [json.loads(line) for line in (split / "labels.jsonl").read_text().splitlines() if line.strip()]
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        scored = _score(evals, split / "answers" / "answers.jsonl")
+        scored.update(_foreign(split, Path(tmp)))
+    seconds = time.perf_counter() - start
+    rows = []
+    for lab in labels:
+        a = scored.get(lab["id"])
+        if a is None:
+            rows.append({**lab, "score": None, "passed": None, "why": "not scored"})
+            continue
+        rows.append({"id": lab["id"], "task": lab["task"], "style": lab["style"], "label": lab["label"],
+                     "score": a["score"], "passed": a["passed"], "fatal": a.get("fatal", [])[:2],
+                     "problem": a.get("problem")})
+    correct = [r for r in rows if r["label"] == "correct" and r["score"] is not None]
+    wrong = [r for r in rows if r["label"] == "wrong" and r["score"] is not None]
+    pairs = inverted = ties = 0
+    by_task: dict[str, list] = defaultdict(list)
+    for r in correct + wrong:
+        by_task[r["task"]].append(r)
+    for rs in by_task.values():
+        for c in (r for r in rs if r["label"] == "correct"):
+            for w in (r for r in rs if r["label"] == "wrong"):
+                pairs += 1
+                inverted += c["score"] < w["score"]
+                ties += c["score"] == w["score"]
+    styles: dict[str, dict] = {}
+    for r in correct + wrong:
+        s = styles.setdefault(r["style"], {"n": 0, "false_passes": 0, "false_fails": 0})
+        s["n"] += 1
+        s["false_passes"] += r["label"] == "wrong" and bool(r["passed"])
+        s["false_fails"] += r["label"] == "correct" and not r["passed"]
+    return {
+        "split": split.name, "answers": len(rows), "correct": len(correct), "wrong": len(wrong),
+        "false_passes": sum(bool(r["passed"]) for r in wrong),
+        "false_fails": sum(not r["passed"] for r in correct),
+        "pairs": pairs, "inverted_pairs": inverted, "tied_pairs": ties,
+        "inverted_share": round(inverted / pairs, 4) if pairs else None,
+        "mean_correct": round(statistics.fmean(r["score"] for r in correct), 4) if correct else None,
+        "mean_wrong": round(statistics.fmean(r["score"] for r in wrong), 4) if wrong else None,
+        "targets": {"false_passes_max": round(3 * len(wrong) / 45, 2), "false_fails_max": round(3 * len(correct) / 45, 2),
+                    "inverted_share_max": 0.05},
+        "seconds": round(seconds, 2), "by_style": styles,
+        "mistakes": [r for r in rows if r["score"] is not None and (r["passed"] != (r["label"] == "correct"))],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("split", help="split folder (labels.jsonl, answers/)")
+    ap.add_argument("--evals", default=str(REPO / "evals" / "evals.json"))
+    ap.add_argument("--out", help="write the JSON result here")
+    ap.add_argument("--label", default="", help="what was measured (e.g. 'before', 'after')")
+    args = ap.parse_args()
+    res = measure(Path(args.split), Path(args.evals))
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
+    res = {"date": dt.date.today().isoformat(), "label": args.label, "scorer_commit": commit, **res}
+    t = res["targets"]
+    ok = (res["false_passes"] <= t["false_passes_max"] and res["false_fails"] <= t["false_fails_max"]
+          and (res["inverted_share"] or 0) <= t["inverted_share_max"])
+    print(f"{res['split']} ({args.label or 'scorer at ' + commit}): {res['answers']} answers; false passes "
+          f"{res['false_passes']}/{res['wrong']} wrong, false fails {res['false_fails']}/{res['correct']} correct, "
+          f"inverted pairs {res['inverted_pairs']}/{res['pairs']} ({100 * (res['inverted_share'] or 0):.1f}%, "
+          f"{res['tied_pairs']} tied); mean correct {res['mean_correct']}, wrong {res['mean_wrong']}; "
+          f"{res['seconds']} s -> {'within targets' if ok else 'OUTSIDE TARGETS'}")
+    for m in res["mistakes"]:
+        print(f"  {'false pass' if m['label'] == 'wrong' else 'false fail'}: {m['id']} {m['task']} [{m['style']}] "
+              f"{m['score']}" + (f" problem={m['problem']}" if m.get("problem") else ""))
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""What a check sees of one answer (:class:`AnswerContext`) and what it returns (:class:`CheckResult`),
+with the text helpers every check shares: normalised text (case, ``-``/``_`` folded, positions
+kept), synonym mentions and quoting evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from skill_tools.config.era import Era
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.evaluation.extract import Extraction
+from skill_tools.evaluation.polarity import LinePolarity, Polarity
+
+GRAPH_KEY_MARKERS = ("cuda_graph", "te_rng_tracker", "enable_cuda_graph", "external_cuda_graph")
+_CONTEXT = 70
+
+
+@dataclass
+class CheckResult:
+    """One check's verdict: ``score`` in [0, 1] or ``None`` when it could not run (skipped)."""
+
+    type: str
+    name: str
+    score: float | None
+    explanation: str
+    evidence: str = ""
+    fatal: bool = False  # a contradicted requirement or a validator error of the answer's own settings
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.score is None else self.score >= 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "name": self.name, "score": self.score, "passed": self.passed,
+                "fatal": self.fatal, "explanation": self.explanation, "evidence": self.evidence}
+
+
+@dataclass
+class AnswerContext:
+    """Everything the checks may look at for one answer."""
+
+    text: str
+    extraction: Extraction
+    era: Era
+    validation: dict[str, Any] | None = None  # {"errors": [...], "warnings": [...]} or {"skipped": reason}
+    execution: dict[str, Any] | None = None  # ExecutionResult.to_dict() or {"skipped": reason}
+    answer_keys: frozenset[str] = frozenset()  # keys the answer itself sets (not the task's context)
+    _norm: str | None = field(default=None, repr=False)
+    _lines: list[int] | None = field(default=None, repr=False)
+    _pol: dict[int, LinePolarity] = field(default_factory=dict, repr=False)
+
+    def polarity(self, pos: int, length: int = 1) -> Polarity:
+        """What the answer says about the mention at ``pos``: its own clause decides (linear overall)."""
+        import bisect
+        if self._lines is None:
+            self._lines = [0] + [i + 1 for i, ch in enumerate(self.text) if ch == "\n"]
+        n = bisect.bisect_right(self._lines, pos) - 1
+        if n not in self._pol:
+            start = self._lines[n]
+            end = self._lines[n + 1] - 1 if n + 1 < len(self._lines) else len(self.text)
+            self._pol[n] = LinePolarity(self.text[start:end])
+        start = self._lines[n]
+        return self._pol[n].at(pos - start, pos - start + length)
+
+    @property
+    def config(self) -> CanonicalConfig:
+        return self.extraction.config
+
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            self._norm = normalise(self.text)
+        return self._norm
+
+
+def normalise(text: str) -> str:
+    """Lower-case and fold ``-``/``_`` to spaces, keeping every character position."""
+    return text.lower().translate(_FOLD)
+
+
+_FOLD = str.maketrans({"-": " ", "_": " "})
+
+
+@lru_cache(maxsize=4096)
+def _synonym_pattern(synonym: str) -> re.Pattern[str]:
+    words = normalise(synonym).split()
+    body = r"\s+".join(re.escape(w) for w in words)
+    tail = r"(?![a-z0-9])" if len(synonym) <= 3 else ""
+    return re.compile(r"(?<![a-z0-9])" + body + tail)
+
+
+def find_mentions(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, str]]:
+    """(position, synonym) of every mention, in text order."""
+    out = []
+    for syn in synonyms:
+        for m in _synonym_pattern(syn).finditer(ctx.norm):
+            out.append((m.start(), syn))
+    return sorted(out)
+
+
+def quote(text: str, pos: int, width: int = _CONTEXT) -> str:
+    start = max(0, pos - width // 2)
+    snippet = " ".join(text[start:pos + width].split())
+    return ("…" if start else "") + snippet + ("…" if pos + width < len(text) else "")
+
+
+#: Words that carry no subject: never a required term, never evidence of being on topic.
+STOP_WORDS = frozenset("""about above after again against before being below between could does doing during
+each either every from further have having into itself more most must only other over same should
+since some such than that their them then there these they this those through under until very what
+when where which while whom will with would your yours answer mention mentions explain explains
+recommend recommends tell tells user users state states instead rather first also using used use uses
+given keep keeps make makes whether without""".split())

@@ -1,0 +1,82 @@
+"""Keys as an answer writes them, mapped onto the keys the rules read.
+
+Answers nest settings in launcher files and write them under the section a user knows:
+
+- ``executor: {env_vars: {NCCL_GRAPH_REGISTER: "0"}}`` (NeMo-Run), ``env:``/``environment:`` maps:
+  environment variables;
+- ``recipe_overrides: {model.cuda_graph_impl: …}``, ``config: {model: {…}}``: a config nested under
+  a launcher's own key (the path from the first ConfigContainer section on is the key);
+- ``comm_overlap.overlap_param_gather_with_optimizer_step``: a field the rules read under another
+  section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it.
+
+The readers place an unknown top-level key under ``model.``; that prefix is dropped again where a
+section follows it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from skill_tools.config.model import SECTIONS, CanonicalConfig
+
+#: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
+_MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf_config", "provider", "model_provider",
+                          "gpt_config", "mcore_config"})
+_ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables"})
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+#: Parallel sizes as people write them ("TP=8 (one node)", ``PP=4`` in a launch script).
+PARALLEL = {"TP": "model.tensor_model_parallel_size", "PP": "model.pipeline_model_parallel_size",
+            "EP": "model.expert_model_parallel_size", "CP": "model.context_parallel_size",
+            "VPP": "model.virtual_pipeline_model_parallel_size", "ETP": "model.expert_tensor_parallel_size"}
+
+
+@lru_cache(maxsize=1)
+def rule_keys() -> dict[str, str]:
+    """Leaf name -> the one key the rule catalog reads it under (leaves read in one place only)."""
+    import yaml
+
+    catalog = Path(__file__).resolve().parent.parent / "rules" / "catalog.yaml"
+    try:
+        data = yaml.safe_load(catalog.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    seen: dict[str, set[str]] = {}
+    for rule in data.get("rules", []):
+        for key in rule.get("keys") or []:
+            if isinstance(key, str) and "." in key:
+                seen.setdefault(key.rsplit(".", 1)[1], set()).add(key)
+    return {leaf: next(iter(keys)) for leaf, keys in seen.items() if len(keys) == 1}
+
+
+def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
+    """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
+    out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
+    for name, value in cfg.env.items():
+        if name in PARALLEL and str(value).strip().isdigit():
+            out.set(PARALLEL[name], int(str(value).strip()))
+        else:
+            out.env[name] = value
+    out.unparsed.extend(cfg.unparsed)
+    aliases = rule_keys()
+    for key, value in cfg.values.items():
+        parts = key.split(".")
+        if len(parts) >= 2 and parts[0] in _MODEL_ROOTS:
+            parts = ["model"] + parts[1:]
+        elif len(parts) >= 3 and parts[0] == "model" and parts[1] in _MODEL_ROOTS:
+            parts = ["model"] + parts[2:]
+        key = ".".join(parts)
+        if len(parts) >= 2 and _ENV_NAME.match(parts[-1]) and parts[-2] in _ENV_PARENTS:
+            out.env[parts[-1]] = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+            continue
+        inner = next((i for i in range(1, len(parts) - 1) if parts[i] in SECTIONS), None)
+        if inner is not None and parts[0] == "model" and len(parts) > 2 and parts[1] not in SECTIONS:
+            key = ".".join(parts[inner:])
+        elif inner is not None and parts[0] not in SECTIONS:
+            key = ".".join(parts[inner:])
+        out.set(key, value, cfg.locations.get(key))
+        canonical = aliases.get(key.rsplit(".", 1)[-1])
+        if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS:
+            out.set(canonical, value, cfg.locations.get(key))
+    return out

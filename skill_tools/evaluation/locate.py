@@ -1,0 +1,336 @@
+"""Locate an answer's config fragments: fenced blocks (by language, or guessed), the sides of a
+diff, Markdown tables, inline code spans, ``key=value`` and "set ``key`` to ``value``" prose and
+settings stated in words; each one a :class:`Block` with its polarity and era. Nothing is read or
+run here: :mod:`extract` screens the blocks and hands them to the canonical readers.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Iterator
+
+from skill_tools.config.model import SECTIONS
+from skill_tools.evaluation.fragments import (
+    COUNTEREXAMPLE,
+    SUGGESTED,
+    WORDS,
+    _DANGER_TEXT,
+    Block,
+    _guess_kind,
+    _shell_blocks,
+)
+from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
+from skill_tools.evaluation.keys import PARALLEL
+from skill_tools.evaluation.unfenced import code_runs
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
+_LANG = {
+    "python": "python", "py": "python", "python3": "python", "ipython": "python",
+    "yaml": "yaml", "yml": "yaml", "json": "json", "jsonc": "json",
+    "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "zsh": "shell",
+    "text": "auto", "txt": "auto", "": "auto", "ini": "shell", "diff": "diff", "patch": "diff",
+}
+_INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
+_PROSE_KV = re.compile(
+    r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
+    r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])")
+#: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
+_PROSE_TO = re.compile(
+    r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
+    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+)?(?:to|as)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
+#: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
+_PROSE_QUOTED = re.compile(
+    r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
+_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but)\b)[^\s`,;()]+){0,4}"
+_PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
+                          r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
+_PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
+_NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
+                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
+                         "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
+                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
+_PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
+
+
+def _locate(text: str) -> Iterator[Block]:
+    lines = text.split("\n")
+    i = 0
+    prose_start = 0
+    section: list = [None, None]  # the era named by the latest heading; options seen since "choose one:"
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        yield from _prose_blocks(lines, prose_start, i, section)
+        fence, lang = m.group(1), m.group(2).lower()
+        j = i + 1
+        while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
+            j += 1
+        body = "\n".join(lines[i + 1:j])
+        pol = _intro(lines, i, body, section[0])
+        yield from _hedge(section, (_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)))
+        i = j + 1
+        prose_start = i
+    yield from _prose_blocks(lines, prose_start, len(lines), section)
+
+
+_HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
+                    r"two (?:ways|options|alternatives|choices)|(?:three|several) options)\b", re.I)
+
+
+def _with_intro(block: Block, pol) -> Block:
+    block.era = block.era or pol.era
+    block.why = block.why or pol.why
+    return block
+
+
+def _hedge(section: list, blocks) -> Iterator[Block]:
+    """After "Choose one:" / "two ways", the first option with settings is the recommendation and
+    each later one an alternative: a hedged answer is not merged into one config."""
+    blocks = list(blocks)
+    if section[1] is not None and any(b.role == SUGGESTED for b in blocks):
+        if section[1] >= 1:
+            for b in blocks:
+                if b.role == SUGGESTED:
+                    b.role, b.why = ALTERNATIVE, b.why or "a later option after 'choose one'"
+        section[1] += 1
+    yield from blocks
+
+
+def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
+    """The block's polarity from the sentence just above it (or its own first comment)."""
+    context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
+    lead = context[-1].strip() if context else ""
+    if lead and not (lead.endswith(":") or len(lead) <= 60):
+        lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
+    first = body.lstrip().split("\n", 1)[0] if body.strip() else ""
+    comment = first if first.lstrip().startswith(("#", "//")) else ""
+    return intro_polarity(_last_sentence(lead), comment, section_era)
+
+
+def _last_sentence(text: str) -> str:
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())
+    return parts[-1] if parts else ""
+
+
+def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
+    if not body.strip():
+        return
+    if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
+        for part in _DIFF_FILE.split(body):
+            if part.strip():
+                yield from _fenced_blocks(part, "diff", line + body[:body.find(part)].count("\n"), role)
+        return
+    if kind == "diff":
+        new_side, old_side, removed = _diff_sides(body)
+        new_blocks = list(_fenced_blocks(new_side, "auto", line, role)) if new_side.strip() else []
+        yield from new_blocks
+        if removed:
+            for block in _fenced_blocks(old_side, "auto", line, COUNTEREXAMPLE):
+                block.why = "a removed line of a diff"
+                block.diff_new = new_blocks
+                yield block
+        return
+    if kind == "auto" and _looks_like_diff(body):
+        yield from _fenced_blocks(body, "diff", line, role)
+        return
+    if kind == "auto":
+        kind = "python" if _python_literal_code(body) else \
+            _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
+    if kind in ("python", "yaml", "json"):
+        yield Block(kind, body, line, "fenced", role)
+    elif _DANGER_TEXT.search(body):
+        yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
+    else:
+        yield from _shell_blocks(body, line, role, "fenced")
+
+
+def _python_literal_code(body: str) -> bool:
+    """Python that assigns or writes a dict literal (``overrides = {...}``): parsed, never run."""
+    import ast
+
+    if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
+        return False
+    try:
+        tree = ast.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(n, (ast.Assign, ast.Dict)) for n in ast.walk(tree))
+
+
+_DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@(?:\s|$))", re.M)
+_DIFF_FILE = re.compile(r"^(?=--- \S|diff --git )", re.M)
+_DIFF_ADD = re.compile(r"^\+(?!\+\+ )\s*\S", re.M)
+
+
+def _looks_like_diff(body: str) -> bool:
+    """A unified diff, or bare ``-``/``+`` lines: a YAML list never starts a line with ``+``."""
+    return bool(_DIFF_HEAD.search(body)) or (bool(_DIFF_ADD.search(body)) and bool(re.search(r"^-\S", body, re.M)))
+
+
+def _diff_sides(body: str) -> tuple[str, str, bool]:
+    """(the new file, the old file, whether any line was removed): context lines belong to both
+    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected."""
+    new: list[str] = []
+    old: list[str] = []
+    removed = False
+    for ln in body.split("\n"):
+        if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
+            continue
+        if ln.startswith("+"):
+            new.append(ln[1:])
+        elif ln.startswith("-"):
+            old.append(ln[1:])
+            removed = True
+        else:
+            ctx = ln[1:] if ln.startswith(" ") else ln
+            new.append(ctx)
+            old.append(ctx)
+    return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
+
+
+def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
+    """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
+    the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
+    in a table, by its column's header."""
+    idx = start
+    runs = dict(code_runs(lines, start, end))
+    while idx < end:
+        text = lines[idx]
+        if not text.strip():
+            idx += 1
+            continue
+        if idx in runs:  # config written without a fence: read like a fenced block
+            body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
+            pol = _intro(lines, idx, body, section[0])
+            blocks = [_with_intro(b, pol) for b in _fenced_blocks(body, "auto", idx + 1, pol.role)]
+            for b in blocks:
+                b.origin = "unfenced" if b.origin == "fenced" else b.origin
+            yield from _hedge(section, blocks)
+            idx = runs[idx]
+            continue
+        if is_table_start(lines, idx):
+            found, idx = table_cells(lines[:end], idx, section[0])
+            for cell in found:
+                yield from _table_blocks(cell)
+            continue
+        is_heading, era = heading_era(text)
+        if is_heading:
+            section[0], section[1] = era, None
+            if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
+                idx += 1
+                continue
+        yield from _hedge(section, list(_line_blocks(text, idx + 1, section[0])))
+        if _HEDGE.search(text):
+            section[1] = 0
+        idx += 1
+
+
+def _table_blocks(cell) -> Iterator[Block]:
+    p = cell.polarity
+    if cell.pair:
+        key, value = cell.text.split("=", 1)
+        block = Block("env", cell.text, cell.line, "table", p.role) if key.isupper() else \
+            Block("hydra", _kv(key, value), cell.line, "table", p.role)
+        block.era, block.why = p.era, p.why or "a key | value table row"
+        yield block
+        return
+    for block in _line_blocks(cell.text, cell.line, p.era, words=False):
+        if p.role != SUGGESTED and block.role == SUGGESTED:
+            block.role = p.role
+        block.era = block.era or p.era
+        block.why = block.why or p.why
+        block.origin = "table"
+        yield block
+
+
+def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
+    pol = LinePolarity(text, section_era)
+    for m in _INLINE_CODE.finditer(text):
+        p = pol.at(m.start(), m.end())
+        for block in _inline_code(m.group(1), ln, p.role):
+            block.era, block.why = p.era, p.why
+            yield block
+    for m in _PROSE_TO.finditer(text):
+        key, value = m.group(1), m.group(2) or m.group(3)
+        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
+            continue
+        p = pol.at(m.start(), m.end())
+        kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
+            ("hydra", _kv(key, value))
+        block = Block(kind, body, ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    for m in _PROSE_QUOTED.finditer(text):
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _PROSE_FLAGS.finditer(masked):  # "Megatron-LM flags: --cuda-graph-impl local --cuda-graph-scope x"
+        p = pol.at(m.start(), m.end())
+        for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
+            block.era, block.why = p.era, p.why
+            yield block
+    for m in _PARALLEL_KV.finditer(text):  # "TP=8 (one node)": a parallel size as people write it
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", f"{PARALLEL[m.group(1)]}={m.group(2)}", ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    for m in _PROSE_KV.finditer(masked):
+        key, value = m.group(1), m.group(2)
+        if "://" in value:
+            continue
+        p = pol.at(m.start(), m.end())
+        if key.isupper():
+            block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)
+        else:
+            block = Block("hydra", _kv(key, value), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
+    if not words:
+        return
+    plain = text.replace("`", " ")
+    for stated in stated_in_words(plain):
+        p = pol.at(stated.pos, stated.pos + stated.length)
+        value = stated.value
+        shown = "[" + ",".join(value) + "]" if isinstance(value, list) else \
+            (str(value).lower() if isinstance(value, bool) else value)
+        block = Block("hydra", f"{stated.key}={shown}", ln, WORDS, p.role)
+        block.era, block.why = p.era, p.why or "stated in words"
+        yield block
+
+
+def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
+    code = code.strip()
+    if _DANGER_TEXT.search(code):
+        yield Block("shell", code, ln, "inline", role)  # screened and rejected
+        return
+    if code.startswith("--"):
+        yield from _shell_blocks(code, ln, role, "inline")
+    elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
+        yield from _shell_blocks(code, ln, role, "inline")
+    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
+            "." in code.split("=", 1)[0]:
+        yield Block("python", code, ln, "inline", role)
+    elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
+        key, value = code.split("=", 1)
+        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+
+
+def _kv(key: str, value: str) -> str:
+    """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
+    if value.startswith("[") and value.endswith("]"):
+        value = re.sub(r"\s+", "", value)
+    return f"{_strip_root(key)}={value}"
+
+
+def _strip_root(key: str) -> str:
+    """``cfg.model.x`` in prose means ``model.x``: drop a Python object root before a section."""
+    parts = key.split(".")
+    if len(parts) >= 3 and parts[0] not in SECTIONS and parts[1] in SECTIONS:
+        return ".".join(parts[1:])
+    return key

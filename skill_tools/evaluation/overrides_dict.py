@@ -1,0 +1,91 @@
+"""A dict of dotted overrides written as Python, JSON or YAML (``{"model.cuda_graph_impl":
+"transformer_engine", "rng.te_rng_tracker": True}``, ``overrides = {...}``, a YAML list of
+``key=value`` strings) means the same as the Hydra overrides ``model.cuda_graph_impl=...``; it is
+rewritten as those lines for the Hydra reader. Python is parsed with ``ast`` and only literals are
+read (``ast.literal_eval``); nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+_DOTTED = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+$")
+_OVERRIDE = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
+
+
+def dotted_overrides(text: str, kind: str) -> str | None:
+    """Hydra override lines for a dict (or list) of dotted overrides, else None."""
+    data: Any = None
+    if kind == "json":
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = _python_dict(text)  # JSON-like with comments, None/True: a Python dict literal
+    elif kind == "python":
+        data = _python_dict(text)
+    elif kind == "yaml":
+        try:
+            import yaml
+
+            data = yaml.safe_load(text)
+        except Exception:  # the YAML reader reports it
+            return None
+    if isinstance(data, list) and data and all(isinstance(x, str) and _OVERRIDE.match(x) for x in data):
+        return "\n".join(data)
+    if not isinstance(data, dict) or not data or not all(isinstance(k, str) and _DOTTED.match(k) for k in data):
+        return None
+    return "\n".join(f"{k}={_render(v)}" for k, v in data.items())
+
+
+def bare_assignments(text: str) -> str | None:
+    """``cuda_graph_impl = "local"`` (names, not ``cfg.`` attributes) as Hydra overrides, when every
+    statement is such an assignment of a literal."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and "_" in node.targets[0].id):
+            return None
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return None
+        lines.append(f"{node.targets[0].id}={_render(value)}")
+    return "\n".join(lines) or None
+
+
+def _python_dict(text: str) -> dict[str, Any] | None:
+    """The first dict literal with dotted string keys, as an assignment, expression or call argument."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and node.keys and all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) and _DOTTED.match(k.value) for k in node.keys):
+            out: dict[str, Any] = {}
+            for k, v in zip(node.keys, node.values):
+                try:
+                    out[k.value] = ast.literal_eval(v)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    out[k.value] = ast.unparse(v)[:200]
+            return out
+    return None
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_render(v) for v in value) + "]"
+    if isinstance(value, str):
+        return value if re.fullmatch(r"[\w.:+/-]*", value) else json.dumps(value)
+    return str(value)

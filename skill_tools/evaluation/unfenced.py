@@ -1,0 +1,96 @@
+"""Config written without a fence: a whole answer that *is* a YAML file, a launch script or a JSON
+dict, a Markdown indented code block, a recipe excerpt between paragraphs of prose.
+
+Outside fences the text is split into blank-line separated paragraphs. A paragraph is code when
+every line of it looks like code (a YAML ``key: value`` line, a one-token list item, a JSON line,
+a shell assignment, flag or launcher line, a ``cfg.x = …`` assignment, a diff header, a line
+ending in ``\\``) and at least one does; comment lines are neutral. A paragraph indented four
+spaces after a line of prose (not a list item) is a Markdown code block. Adjacent code paragraphs
+form one run (a launch script's sections, a YAML file's blocks), read like a fenced block of a
+guessed kind. A paragraph of prose is never code: "Note: this keeps shapes static." has words
+after its colon.
+"""
+
+from __future__ import annotations
+
+import re
+
+_YAML_KEY = re.compile(r"^\s*[A-Za-z_][\w.-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
+                       r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
+_YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
+_JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
+_SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]*=(?:\S*|\"[^\"]*\"?|'[^']*'?)\s*(?:#.*|\\)?|"
+                    r"--?[A-Za-z][\w-]*.*|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|bash|sh|nsys)\s+"
+                    r"(?:\S*\.(?:py|sh)\b|-|\$).*|cd\s+\S+|set\s+-\w+|source\s+\S+|\)\s*|\$\{?\w+.*|.*\\)$")
+_PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
+                     r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
+                     r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
+                     r"[)\]}]+\s*,?\s*)$")
+_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
+_COMMENT = re.compile(r"^\s*(?:#|//)")
+_LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
+_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
+
+
+def code_like(line: str) -> bool:
+    return bool(_YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+                or _PYTHON.match(line) or _DIFF.match(line))
+
+
+def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    out, i = [], start
+    while i < end:
+        if not lines[i].strip():
+            i += 1
+            continue
+        j = i
+        while j < end and lines[j].strip():
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
+
+
+def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
+    """'code', 'neutral' (comments only) or 'prose' for one paragraph."""
+    body = lines[lo:hi]
+    if all(_COMMENT.match(ln) for ln in body):
+        return "neutral"
+    indented = all(ln.startswith(("    ", "\t")) for ln in body)
+    if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
+        return "code"  # a Markdown indented code block after a line of prose
+    real = [ln for ln in body if not _COMMENT.match(ln)]
+    if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
+        return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
+    return "prose"
+
+
+def code_runs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    """Line ranges ``[lo, hi)`` between ``start`` and ``end`` that hold unfenced code."""
+    paras = _paragraphs(lines, start, end)
+    kinds, prev = [], None
+    for lo, hi in paras:
+        kinds.append(_kind(lines, lo, hi, prev))
+        prev = lines[hi - 1]
+    runs: list[tuple[int, int]] = []
+    for (lo, hi), kind in zip(paras, kinds):
+        if kind != "code":
+            continue
+        if runs and _joinable(lines, paras, kinds, runs[-1][1], lo):
+            runs[-1] = (runs[-1][0], hi)
+        else:
+            runs.append((lo, hi))
+    # a leading comment paragraph belongs to the code right after it (a script's header)
+    out = []
+    for lo, hi in runs:
+        k = paras.index(next(p for p in paras if p[0] == lo))
+        while k > 0 and kinds[k - 1] == "neutral" and (not out or paras[k - 1][0] >= out[-1][1]):
+            k -= 1
+        out.append((paras[k][0], hi))
+    return out
+
+
+def _joinable(lines: list[str], paras: list[tuple[int, int]], kinds: list[str], prev_end: int, lo: int) -> bool:
+    """Two code paragraphs join when only blank lines and comment paragraphs lie between them."""
+    between = [kinds[i] for i, (a, b) in enumerate(paras) if a >= prev_end and b <= lo]
+    return all(k == "neutral" for k in between)
