@@ -31,10 +31,14 @@ GRAPHISH = r"cuda.graph"
 
 
 def _flag_text(key: str, val: Any) -> list[str]:
+    """One MODEL_ARGS entry as ``_run_training.sh`` renders it: ``true`` -> the bare flag; a list, or
+    a string in brackets (``"[attn mlp]"``), -> the flag and its words unquoted; else flag and value."""
     if val is True:
         return [key]
     if isinstance(val, list):
         return [key, *map(str, val)]
+    if isinstance(val, str) and re.match(r"^\[[^]]+\]$", val.strip()):
+        return [key, *val.strip()[1:-1].split()]
     return [key, str(val)]
 
 
