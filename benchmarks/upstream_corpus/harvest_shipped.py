@@ -206,6 +206,10 @@ RUN_SCRIPT_FLAGS = {
 }
 
 
+#: run_script.py's --compute_dtype choices (argument_parser.py @v0.3.1-v0.6.0), longest first.
+DTYPES = ("fp8_cs", "fp8_mx", "fp8_sc", "nvfp4", "bf16", "fp8")
+
+
 def _dataclass_defaults(src, tag: str) -> dict[str, Any]:
     tree = ast.parse(src.show(tag, "scripts/performance/utils/utils.py"))
     for node in ast.walk(tree):
@@ -261,9 +265,15 @@ def perf_presets(src, tag: str) -> Iterator[tuple]:
             choice = _choice(vals.get("cuda_graph_impl") or "none", mods)
             if choice["impl"] not in ENABLED:
                 continue
-            argv = ["-m", family, "-mr", m.group(1).lower(), "-g", m.group(3).lower(), "--task", m.group(2).lower()]
-            if m.group(4):
-                argv += ["-c", m.group(4).lower()]
+            if choice["impl"] == "full_iteration":
+                # run_script.py's --cuda_graph_impl takes none/local/transformer_engine only
+                # (VALID_CUDA_GRAPH_IMPLS @v0.3.1-v0.6.0): its CLI spelling of a full-iteration preset
+                vals = {**vals, "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"]}
+            task = {"lora": "peft", "finetune": "sft"}.get(m.group(2).lower(), m.group(2).lower())
+            argv = ["-m", family, "-mr", m.group(1).lower().lstrip("_"), "-g", m.group(3).lower(), "--task", task]
+            dtype = next((d for d in DTYPES if (m.group(4) or "").lower().startswith(d)), None)
+            if dtype:
+                argv += ["-c", dtype]  # a suffix after the dtype (_LARGE_SCALE, _GBS15360) names a variant
             for field_name, flag in RUN_SCRIPT_FLAGS.items():
                 v = vals.get(field_name)
                 if v is None or (isinstance(v, list) and not v and field_name != "cuda_graph_scope"):

@@ -36,6 +36,32 @@ LAYER_MODULES: tuple[str, ...] = ("attn", "mlp", "moe", "moe_router", "moe_prepr
 INFERENCE_SCOPES: tuple[str, ...] = ("none", "layer", "block")
 
 
+#: Named capabilities of megatron-core releases (and of the Megatron Bridge release that pins
+#: each one), as (since, until): ``since`` is the first release that has it, ``until`` the last
+#: (None: still there). Rules and the catalog ask ``era.has(name)``, never a version number.
+CAPABILITIES: dict[str, tuple[str, str | None]] = {
+    # transformer_config.py / cuda_graph_config.py @core_v0.18.0
+    "cuda_graph_modules": ("0.18", None),
+    "full_iteration_impl": ("0.18", None),
+    "inference_cuda_graph_scope": ("0.18", None),
+    # enums.py CudaGraphScope.full_iteration_inference @core_v0.17.0 (deprecated, migrated in 0.18+)
+    "full_iteration_inference_scope": ("0.17", None),
+    # cuda_graph_scope as a list of names: the only per-layer key before 0.18
+    "cuda_graph_scope_only": ("0.16", "0.17"),
+    # fine-grained activation offloading checks of the local impl (transformer_config.py @core_v0.19.0)
+    "local_offload_checks": ("0.19", None),
+    # Megatron-LM's arguments.py checks of graphs against other features @core_v0.19.0
+    "megatron_lm_graph_arg_checks": ("0.19", None),
+    # optimizer CUDA graph (--optimizer-cuda-graph) @core_v0.17.0
+    "optimizer_cuda_graph": ("0.17", None),
+    # Bridge validate_cuda_graph_configuration (utils/cuda_graph.py @v0.6.0, which pins core 0.19):
+    # per-layer "local" refused up front; Bridge 0.3.x-0.5.x accept it
+    "bridge_rejects_local_scoped": ("0.19", None),
+    # TELayerNormColumnParallelLinear casts an fp32 residual stream (after core_v0.19.0, Megatron-LM 7a76dff)
+    "te_norm_casts_fp32_residual": ("0.20", None),
+}
+
+
 @dataclass(frozen=True)
 class Era:
     """What one megatron-core release accepts for CUDA-graph settings."""
@@ -57,6 +83,26 @@ class Era:
     @property
     def version_tuple(self) -> tuple[int, int, int]:
         return parse_version(self.mcore_version)
+
+    def since(self, version: str) -> bool:
+        """Whether this release is ``version`` or newer (``era.since("0.19")``)."""
+        return self.version_tuple >= parse_version(version)
+
+    def until(self, version: str) -> bool:
+        """Whether this release is ``version`` (any patch of it) or older (``era.until("0.18")``)."""
+        return self.version_tuple[:2] <= parse_version(version)[:2]
+
+    def te_since(self, version: str) -> bool:
+        """Whether the Transformer Engine of this era is ``version`` or newer (False when unknown)."""
+        return self.te_version is not None and parse_version(self.te_version, "--te-version") >= parse_version(version)
+
+    def has(self, capability: str) -> bool:
+        """Whether this release has a named capability of :data:`CAPABILITIES`."""
+        try:
+            since, until = CAPABILITIES[capability]
+        except KeyError:
+            raise KeyError(f"unknown era capability {capability!r}; known: {', '.join(sorted(CAPABILITIES))}") from None
+        return self.since(since) and (until is None or self.until(until))
 
     def to_dict(self) -> dict[str, Any]:
         return {

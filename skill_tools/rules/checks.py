@@ -74,7 +74,24 @@ class Ctx:
     @property
     def is_moe(self) -> bool:
         n = self.model.get("num_moe_experts")
-        return n is not None and n > 1
+        ep = self.model.get("expert_model_parallel_size")
+        return (n is not None and n > 1) or (isinstance(ep, int) and not isinstance(ep, bool) and ep > 1)
+
+    @property
+    def partial(self) -> bool:
+        """Whether keys the input leaves out come from something the input does not show: a
+        run_script.py line or a Bridge config without the model's shape (overrides on a recipe:
+        the recipe sets the rest), or a Megatron-LM launch with --use-checkpoint-args (the model's
+        fields are loaded from the checkpoint)."""
+        if self.cfg.fmt == "run_script":
+            return True
+        if self.frontend == "bridge":
+            return not (self.cfg.has("model.num_layers") or self.cfg.has("model.hidden_size"))
+        return self.frontend == "megatron_lm" and bool(self.cfg.get("model.use_checkpoint_args"))
+
+    def unknown(self, key: str) -> bool:
+        """A key the input does not set, whose value therefore cannot be known here (see ``partial``)."""
+        return self.partial and not self.cfg.has(key)
 
     def modules_key(self) -> str:
         return "model." + self.era.modules_key
@@ -226,7 +243,7 @@ def _preprocess_router(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 @check("moe-scope-needs-moe-model")
 def _moe_scope_dense(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if _per_layer(ctx) and not ctx.is_moe:
+    if _per_layer(ctx) and not ctx.is_moe and not ctx.unknown("model.num_moe_experts"):
         bad = [m for m in ("moe", "moe_router") if m in ctx.modules]
         if bad:
             keep = [m for m in ctx.sim.modules if m not in ("moe", "moe_router", "moe_preprocess")] or ["attn"]
@@ -297,7 +314,8 @@ def _attn_dropout(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if _recompute(ctx) != "selective" or ctx.model.get("attention_dropout", 0.1) == 0.0:
         return
     if "core_attn" in _recompute_modules(ctx) and (ctx.full_cudagraph or "attn" in ctx.modules):
-        yield {"dropout": ctx.model.get("attention_dropout", 0.1), "fix": {"model.attention_dropout": 0.0}}
+        yield {"dropout": ctx.model.get("attention_dropout", 0.1), "fix": {"model.attention_dropout": 0.0},
+               "assumed": ["model.attention_dropout"]}
 
 
 @check("hidden-dropout-graphed-recompute")
@@ -308,7 +326,8 @@ def _hidden_dropout(ctx: Ctx) -> Iterator[dict[str, Any]]:
     bad_mlp = "mlp" in mods and (ctx.full_cudagraph or "mlp" in ctx.modules)
     bad_moe = "moe" in mods and (ctx.full_cudagraph or "moe" in ctx.modules)
     if bad_mlp or bad_moe:
-        yield {"dropout": ctx.model.get("hidden_dropout", 0.1), "fix": {"model.hidden_dropout": 0.0}}
+        yield {"dropout": ctx.model.get("hidden_dropout", 0.1), "fix": {"model.hidden_dropout": 0.0},
+               "assumed": ["model.hidden_dropout"]}
 
 
 @check("moe-jitter-graphed-recompute")
@@ -322,7 +341,7 @@ def _jitter(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def _gtp_shared_experts(ctx: Ctx) -> Iterator[dict[str, Any]]:
     """transformer_config.py l.2575-2595 @core_v0.19.0 (no GTP before 0.19)."""
     m = ctx.model
-    if (ctx.era.version_tuple >= (0, 19, 0) and _recompute(ctx) == "selective" and ctx.sim.impl == "local"
+    if (ctx.era.since("0.19") and _recompute(ctx) == "selective" and ctx.sim.impl == "local"
             and (m.get("gtp_weight_remat_size") or 1) > 1 and (m.get("fp8") is not None or m.get("fp4") is not None)
             and m.get("moe_shared_expert_intermediate_size") is not None and not m.get("moe_shared_expert_overlap")
             and (ctx.full_cudagraph or "moe" in ctx.modules or "moe_router" in ctx.modules)
@@ -342,14 +361,14 @@ def _offload(ctx: Ctx) -> set[str] | None:
 @check("offload-local-modules")
 def _offload_local_modules(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
-    if mods is not None and ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and mods - LOCAL_OFFLOAD_OK:
+    if mods is not None and ctx.era.since("0.19") and ctx.sim.impl == "local" and mods - LOCAL_OFFLOAD_OK:
         yield {"modules": ", ".join(sorted(mods - LOCAL_OFFLOAD_OK)), "fix": {"model.cuda_graph_impl": "transformer_engine"}}
 
 
 @check("offload-local-whole-layer")
 def _offload_local_whole(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
-    if mods is not None and ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and not ctx.modules:
+    if mods is not None and ctx.era.since("0.19") and ctx.sim.impl == "local" and not ctx.modules:
         yield {"fix": {"model.cuda_graph_impl": "transformer_engine", **ctx.set_modules(["attn"])}}
 
 
@@ -360,7 +379,7 @@ def _offload_impl(ctx: Ctx) -> Iterator[dict[str, Any]]:
         return
     # 0.18.0 refuses local outright (transformer_config.py l.2351-2356 @core_v0.18.0); 0.19 allows a
     # partial MoE offload with it
-    partial = (ctx.era.version_tuple >= (0, 19, 0) and ctx.sim.impl == "local" and bool(mods)
+    partial = (ctx.era.since("0.19") and ctx.sim.impl == "local" and bool(mods)
                and mods <= LOCAL_OFFLOAD_OK and "moe" not in ctx.modules)
     if not partial:
         yield {"impl": ctx.sim.impl, "fix": {"model.cuda_graph_impl": "transformer_engine"}}
@@ -413,17 +432,22 @@ def _te_rng(ctx: Ctx) -> bool:
 
 @check("te-rng-tracker-required")
 def _te_rng_tracker(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if ctx.intent.enabled and not _te_rng(ctx):
-        if ctx.frontend == "model_only" and ctx.intent.impl == "local" and ctx.model.get("inference_rng_tracker"):
-            # CudaGraphManager also accepts MCore's inference RNG tracker
-            # (megatron/core/transformer/cuda_graphs.py@core_v0.19.0, "RNG tracker does not support cudagraphs!")
-            return
-        sev = None
-        if ctx.frontend == "megatron_lm":
-            # arguments.py turns it on (with a warning) whenever TE is the impl or transformer_impl
-            sev = "info" if "transformer_engine" in (ctx.intent.impl, ctx.model.get("transformer_impl")) else None
-        yield {"impl": ctx.intent.impl, "severity": sev,
-               "fix": {"model.use_te_rng_tracker": True, "rng.te_rng_tracker": True}}
+    """Enforced by Bridge only (GPTModelProvider.provide(), gpt_provider.py l.234 @v0.6.0; validate()
+    sets both keys when either is on, config.py l.1271). Megatron-LM seeds a graph-safe RNG tracker
+    itself whenever graphs are on (initialize.py ``use_cudagraphable_rng=args.cuda_graph_impl !=
+    "none"``, core_v0.16.0-0.19.0), and a bare TransformerConfig has no such check (only the local
+    CudaGraphManager asserts a graph-safe tracker at capture)."""
+    if not ctx.intent.enabled or _te_rng(ctx) or ctx.frontend == "megatron_lm":
+        return
+    if ctx.frontend == "model_only":
+        if ctx.intent.impl == "local" and ctx.model.get("inference_rng_tracker"):
+            return  # CudaGraphManager also accepts MCore's inference RNG tracker (cuda_graphs.py@core_v0.19.0)
+        yield {"impl": ctx.intent.impl, "severity": "info", "fix": {"model.use_te_rng_tracker": True}}
+        return
+    explicit_off = ctx.cfg.get("rng.te_rng_tracker") is False or ctx.cfg.get("model.use_te_rng_tracker") is False
+    unseen = ctx.unknown("rng.te_rng_tracker") and ctx.unknown("model.use_te_rng_tracker")
+    yield {"impl": ctx.intent.impl, "severity": "info" if unseen and not explicit_off else None,
+           "fix": {"model.use_te_rng_tracker": True, "rng.te_rng_tracker": True}}
 
 
 @check("nan-check-full-iteration")
@@ -436,6 +460,8 @@ def _nan_check(ctx: Ctx) -> Iterator[dict[str, Any]]:
     fix = {"rerun_state_machine.check_for_nan_in_loss": False, "ddp.check_for_nan_in_grad": False}
     if loss is None and ctx.frontend == "model_only":
         yield {"state": "not set (defaults to True)", "severity": "warning", "fix": fix}
+    elif loss is None and ctx.unknown("rerun_state_machine.check_for_nan_in_loss"):
+        yield {"state": "not set here (the recipe these overrides apply to decides)", "severity": "info", "fix": fix}
     else:
         yield {"state": "True" if loss else "not set (defaults to True)", "fix": fix}
 
@@ -470,6 +496,8 @@ def _bridge_local(ctx: Ctx) -> Iterator[dict[str, Any]]:
     the raw ``cuda_graph_impl``: it runs before megatron-core's post-init, so it speaks first."""
     if ctx.frontend != "bridge" or ctx.cfg.get("model.cuda_graph_impl") != "local":
         return
+    if not ctx.era.has("bridge_rejects_local_scoped"):
+        return  # Bridge 0.3.x-0.5.x accept it (no validate_cuda_graph_configuration before v0.6.0)
     names = as_name_list(ctx.cfg.get("model.cuda_graph_modules")) + as_name_list(ctx.cfg.get("model.cuda_graph_scope"))
     mods = [n for n in dict.fromkeys(names) if n not in ("full_iteration", "full_iteration_inference", "full")]
     inference = set(as_name_list(ctx.cfg.get("model.inference_cuda_graph_scope"))) & {"layer", "block"}
@@ -490,7 +518,7 @@ def _expandable_segments(ctx: Ctx) -> Iterator[dict[str, Any]]:
     fix = {"env.NCCL_GRAPH_REGISTER": "0"}
     if ctx.intent.impl == "transformer_engine":
         yield {"impl": ctx.intent.impl, "fix": fix}
-    elif ctx.intent.impl in ("local", "full_iteration") and ctx.era.version_tuple < (0, 19, 0):
+    elif ctx.intent.impl in ("local", "full_iteration") and not ctx.era.since("0.19"):
         yield {"impl": ctx.intent.impl, "severity": "warning", "fix": fix,
                "extra": " (megatron-core < 0.19 asserts this for the local impl on GPUs before Blackwell)"}
 
@@ -511,7 +539,7 @@ def _fsdp_v2(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def _gtp_node_priority(ctx: Ctx) -> Iterator[dict[str, Any]]:
     """arguments.py l.1474-1504 @core_v0.19.0: on Blackwell and later, GTP with any graph impl
     asserts the environment variable (the GPU is not known here: a warning)."""
-    if ctx.frontend != "megatron_lm" or ctx.era.version_tuple < (0, 19, 0) or not ctx.intent.enabled or ctx.sim.stopped:
+    if ctx.frontend != "megatron_lm" or not ctx.era.since("0.19") or not ctx.intent.enabled or ctx.sim.stopped:
         return
     m = ctx.model
     gtp = any((m.get(k) or 1) > 1 for k in ("gtp_weight_remat_size", "tensor_parallel_num_weight_shards",
@@ -597,7 +625,7 @@ def _delay_wgrad_checked(ctx: Ctx) -> bool:
     with overlap_grad_reduce (l.1507-1531 @core_v0.17.0, l.1822-1846 @core_v0.19.0); Bridge's
     CommOverlapConfig whenever delay_wgrad_compute is set (comm_overlap.py l.520-557 @067f987)."""
     if ctx.frontend == "megatron_lm":
-        return ctx.era.version_tuple >= (0, 17, 0) and _overlap_grad_reduce(ctx)
+        return ctx.era.since("0.17") and _overlap_grad_reduce(ctx)
     return ctx.era.name == "current"
 
 
@@ -606,10 +634,9 @@ def _delay_te(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not (ctx.intent.enabled and _delay_wgrad(ctx) and _wgrad_in_graph(ctx)) or ctx.sim.stopped or not _delay_wgrad_checked(ctx):
         return
     te = ctx.era.te_version
-    from skill_tools.config.era import parse_version
     if te is None:
         yield {"te": "unknown (Transformer Engine not installed here)", "severity": "info", "fix": {}}
-    elif parse_version(te, "--te-version") < (2, 12, 0):
+    elif not ctx.era.te_since("2.12"):
         yield {"te": te, "fix": {}}
 
 
@@ -617,14 +644,15 @@ def _delay_te(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def _delay_gaf(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if (ctx.intent.enabled and not ctx.sim.stopped and _delay_wgrad(ctx) and _wgrad_in_graph(ctx) and _delay_wgrad_checked(ctx)
             and not ctx.model.get("gradient_accumulation_fusion", ctx.frontend == "megatron_lm")):
-        yield {"fix": {"model.gradient_accumulation_fusion": True}}
+        yield {"fix": {"model.gradient_accumulation_fusion": True}, "assumed": ["model.gradient_accumulation_fusion"]}
 
 
 @check("delay-wgrad-attn-bias")
 def _delay_bias(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if (ctx.intent.enabled and not ctx.sim.stopped and _delay_wgrad(ctx) and "attn" in ctx.intent.modules
             and _delay_wgrad_checked(ctx) and (ctx.model.get("add_bias_linear", True) or ctx.model.get("add_qkv_bias", False))):
-        yield {"fix": {"model.add_bias_linear": False, "model.add_qkv_bias": False}}
+        yield {"fix": {"model.add_bias_linear": False, "model.add_qkv_bias": False},
+               "assumed": ["model.add_bias_linear", "model.add_qkv_bias"]}
 
 
 @check("param-gather-optimizer-step-full-iteration")
@@ -702,11 +730,11 @@ def _block_fp8(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def _inf_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
     # 0.16 has the option only in Megatron-LM's arguments.py (l.1159, l.2717 @core_v0.16.1); its
     # TransformerConfig has no such field (added in 0.17), so the fix exists only for Megatron-LM
-    if ctx.era.name == "legacy" and ctx.frontend != "megatron_lm" and ctx.era.version_tuple < (0, 17, 0):
+    if ctx.era.name == "legacy" and ctx.frontend != "megatron_lm" and not ctx.era.since("0.17"):
         return
     if (ctx.sim.impl == "local" and not ctx.sim.stopped and ctx.is_moe and (ctx.model.get("expert_model_parallel_size") or 1) > 1
             and not ctx.model.get("moe_pad_experts_for_cuda_graph_inference")
-            and not (ctx.era.version_tuple >= (0, 18, 0) and ctx.model.get("transformer_impl") == "inference_optimized")):
+            and not (ctx.era.since("0.18") and ctx.model.get("transformer_impl") == "inference_optimized")):
         yield {"severity": "error" if ctx.era.name == "legacy" and ctx.frontend == "megatron_lm" else None,
                "fix": {"model.moe_pad_experts_for_cuda_graph_inference": True}}
 
@@ -714,7 +742,7 @@ def _inf_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
 @check("inference-num-cuda-graphs")
 def _inf_num(ctx: Ctx) -> Iterator[dict[str, Any]]:
     n = ctx.cfg.get("inference.num_cuda_graphs")
-    if ctx.era.version_tuple < (0, 17, 0):
+    if not ctx.era.since("0.17"):
         return  # the assert is new in 0.17 (arguments.py l.1014 @core_v0.17.0; absent @core_v0.16.1)
     if ctx.sim.impl == "local" and isinstance(n, int) and not isinstance(n, bool) and not (n > 0 or n == -1):
         yield {"value": n, "fix": {"inference.num_cuda_graphs": -1}}
@@ -760,11 +788,11 @@ def _optimizer_graph_on(ctx: Ctx) -> bool:
 
 @check("optimizer-graph-version")
 def _optimizer_graph_version(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if _optimizer_graph_on(ctx) and ctx.era.version_tuple < (0, 17, 0):
+    if _optimizer_graph_on(ctx) and not ctx.era.since("0.17"):
         yield {"version": ctx.era.mcore_version, "fix": {"optimizer.optimizer_cuda_graph": "<remove>"}}
 
 
 @check("optimizer-graph-parity-baseline")
 def _optimizer_graph_parity(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if _optimizer_graph_on(ctx) and ctx.era.version_tuple >= (0, 17, 0):
+    if _optimizer_graph_on(ctx) and ctx.era.since("0.17"):
         yield {"fix": {}}

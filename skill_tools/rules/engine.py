@@ -146,6 +146,7 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
         if fn is None:
             continue
         for data in fn(ctx):
+            data = _unseen_defaults(ctx, data)
             keys = list(data.get("keys") or rule.keys)
             fix = data["fix"] if "fix" in data else dict(rule.fix)
             loc = data.get("location") or next((str(cfg.location(k)) for k in keys if k in cfg.locations), None)
@@ -156,6 +157,16 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
             ))
     findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
     return findings
+
+
+def _unseen_defaults(ctx: Ctx, data: dict[str, Any]) -> dict[str, Any]:
+    """A finding that rests on defaults (``data["assumed"]``) of keys a partial input does not show
+    (overrides on a recipe, a run_script.py line, checkpoint-loaded model fields: ``Ctx.partial``)
+    is a warning, not an error: the recipe or checkpoint may set them."""
+    unseen = [k for k in data.get("assumed") or () if ctx.unknown(k)]
+    if not unseen or data.get("severity") not in (None, "error"):
+        return data
+    return {**data, "severity": "warning"}
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -52,7 +52,7 @@ def _low_precision(ctx: Ctx) -> str | None:
 
 @check("fp32-residual-dtype-mismatch")
 def _fp32_residual(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if not ctx.model.get("fp32_residual_connection") or ctx.era.version_tuple >= (0, 20, 0):
+    if not ctx.model.get("fp32_residual_connection") or ctx.era.has("te_norm_casts_fp32_residual"):
         return  # Megatron-LM main (0.20 dev) casts the TE input (commit 7a76dff, PR #6272)
     precision = _low_precision(ctx)
     inference = serves_inference(ctx)
