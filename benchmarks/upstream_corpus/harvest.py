@@ -56,7 +56,9 @@ def unit_test_cases(src: GitSource, tag: str, roots: tuple[str, ...]):
         except SyntaxError as exc:
             yield {"file": path, "line": exc.lineno or 1, "unconverted": f"not parseable as Python: {exc.msg}"}
             continue
-        for n, snap in enumerate(module.snapshots()):
+        seen: dict[tuple, int] = {}
+        for snap in module.snapshots():
+            n = seen[(snap.test, snap.line)] = seen.get((snap.test, snap.line), -1) + 1
             base = {"file": path, "line": snap.line, "test": snap.test, "snapshot": n}
             if snap.unresolved:
                 yield {**base, "unconverted": "graph setting not a literal: " + "; ".join(snap.unresolved)}
@@ -114,7 +116,7 @@ def main() -> int:
             # the id names the case's origin (file, test or preset, position), not its rendered text,
             # so a rendering fix keeps every case in its frozen split
             ident = (src.repo, cite["file"], era_name(version), row.get("test"), json.dumps(row.get("meta"), sort_keys=True),
-                     row.get("snapshot"))
+                     cite["line"] if kind == "unit_test" else None, row.get("snapshot"))
             digest = hashlib.sha1(repr(ident).encode()).hexdigest()[:10]
             while any(c["id"].endswith(digest) for c in cases.values()):
                 digest = hashlib.sha1(digest.encode()).hexdigest()[:10]

@@ -25,8 +25,12 @@ from literal import Unresolved, call_name, chain, value
 
 GRAPH_KEY = re.compile(r"cuda_graph|cuda-graph|enable_cuda_graph|external_cuda_graph")
 CONFIG_CALL = re.compile(r"^(\w*TransformerConfig|ModelParallelConfig|\w+Provider\w*|create_test_\w*config)$")
+#: megatron-core's own config classes: their constructor runs the checks (``__post_init__``).
+MCORE_CALL = re.compile(r"^(\w*TransformerConfig|ModelParallelConfig)$")
 CONTAINER_CALL = re.compile(r"^(ConfigContainer|create_test_config_container)$")
 CHECK_METHODS = ("validate", "finalize", "__post_init__")
+#: Upstream helpers that set one graph field of a config: name -> field (Bridge utils/cuda_graph.py).
+SETTERS = {"set_cuda_graph_modules": "cuda_graph_modules"}
 MAX_PARAMS = 64
 
 
@@ -67,6 +71,7 @@ class TestModule:
         self.tree = ast.parse(text)
         self.constants: dict[str, Any] = {}
         self.factories: dict[str, dict[str, Any]] = {}
+        self.returns: dict[str, str] = {}  # factory -> the config class it builds
         for node in self.tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 try:
@@ -79,11 +84,27 @@ class TestModule:
                     self.factories[node.name] = base
 
     def _factory_base(self, fn: ast.FunctionDef) -> dict[str, Any] | None:
+        """The literal keyword arguments a factory passes to a config class: written in the call,
+        or in a dict it builds and splats (``defaults = {...}; defaults.update(kwargs);
+        return GPTModelProvider(**defaults)``)."""
+        dicts = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                try:
+                    val = value(node.value, self.constants)
+                except Unresolved:
+                    continue
+                if isinstance(val, dict):
+                    dicts[node.targets[0].id] = val
         for node in ast.walk(fn):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
                 name = call_name(node.value)
                 if name and CONFIG_CALL.match(name):
+                    self.returns[fn.name] = name
                     kwargs, _ = _kwargs(node.value, self.constants)
+                    for kw in node.value.keywords:
+                        if kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id in dicts:
+                            kwargs = {**dicts[kw.value.id], **kwargs}
                     return kwargs
         return None
 
@@ -169,6 +190,23 @@ class _Walker:
                     self._assign(target, st.value, tracked)
             elif isinstance(st, ast.Expr):
                 self._expr(st.value, raises, st.lineno)
+            elif isinstance(st, ast.Assert):
+                self._asserted(st.test)
+
+    def _asserted(self, test: ast.AST) -> None:
+        """``assert container.rerun_state_machine.check_for_nan_in_loss is True``: a value the test
+        states its config holds (a default it relies on), recorded where the config leaves it unset."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))):
+            return
+        parts = chain(test.left)
+        if not parts or parts[0] not in self.env or len(parts) < 2:
+            return
+        obj = self.env[parts[0]]
+        key = ".".join(parts[1:]) if obj.kind == "container" else "model." + ".".join(parts[1:])
+        try:
+            obj.values.setdefault(key, value(test.comparators[0], self.names))
+        except Unresolved:
+            pass
 
     def _raises(self, node: ast.AST) -> tuple[str, str | None] | None:
         if not (isinstance(node, ast.Call) and call_name(node) == "raises" and node.args):
@@ -217,12 +255,18 @@ class _Walker:
             if CONFIG_CALL.match(name) or name in self.module.factories:
                 kwargs, bad = _kwargs(sub, self.names, self.module.factories.get(name))
                 tracked = _Tracked("model", {f"model.{k}": v for k, v in kwargs.items()}, bad)
-                self._snap(tracked, raises, line)
-                result = result or tracked
+                if MCORE_CALL.match(self.module.returns.get(name, name)):
+                    self._snap(tracked, raises, line)  # megatron-core checks in __post_init__
+                result = result or tracked  # Bridge providers and containers check at validate()/finalize()
             elif CONTAINER_CALL.match(name):
-                tracked = self._container(sub)
-                self._snap(tracked, raises, line)
-                result = result or tracked
+                result = result or self._container(sub)
+            elif name in SETTERS and len(sub.args) == 2 and isinstance(sub.args[0], ast.Name) and sub.args[0].id in self.env:
+                obj = self.env[sub.args[0].id]
+                prefix = "model." if obj.kind == "model" else "model."
+                try:
+                    obj.values[prefix + SETTERS[name]] = value(sub.args[1], self.names)
+                except Unresolved as exc:
+                    obj.unresolved.append(f"{SETTERS[name]}={exc}")
             elif name in CHECK_METHODS and isinstance(sub.func, ast.Attribute):
                 parts = chain(sub.func.value)
                 if parts and parts[0] in self.env:
@@ -235,7 +279,7 @@ class _Walker:
         for kw in call.keywords:
             if kw.arg is None:
                 continue
-            section = kw.arg[:-len("_config")] if kw.arg.endswith("_config") else kw.arg
+            section = re.sub(r"_config(_override)?$", "", kw.arg)  # model_config=, dataset_config_override=
             if isinstance(kw.value, ast.Name) and kw.value.id in self.env:
                 inner = self.env[kw.value.id]
                 values.update({f"{section}.{k.split('.', 1)[1]}": v for k, v in inner.values.items()})
@@ -244,6 +288,7 @@ class _Walker:
                 kwargs, b = _kwargs(kw.value, self.names)
                 values.update({f"{section}.{k}": v for k, v in kwargs.items()})
                 bad += [x for x in b if GRAPH_KEY.search(x)]
+        values.setdefault("meta.built_by", call_name(call))  # a Bridge ConfigContainer, not a bare model config
         return _Tracked("container", values, bad)
 
     def _cli(self, node: ast.List, raises, line: int, stmt: ast.AST) -> bool:

@@ -49,10 +49,18 @@ def reason_matches(case: dict[str, Any], result: dict[str, Any]) -> bool:
     from skill_tools.rules import catalog
 
     message = case.get("message") or ""
+    if not message:
+        return bool(result["errors"])  # upstream names no message (e.g. argparse's SystemExit)
     for rule_id, text in zip(result["errors"], result.get("error_messages", [])):
         rule = catalog.load().by_id(rule_id)
-        if message and (rule.matches_mcore(message) or rule.matches_bridge(message)):
+        if rule.matches_mcore(message) or rule.matches_bridge(message):
             return True
+        for ours in (rule.mcore_message, rule.bridge_message):
+            try:
+                if ours and re.search(message, ours.replace("\\", "")):
+                    return True
+            except re.error:
+                pass
         try:
             if message and re.search(message, text):
                 return True
