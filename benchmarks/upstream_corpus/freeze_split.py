@@ -4,7 +4,7 @@ file: the split is the measure of fresh inputs, so changing it after tuning woul
 Cases harvested later (not in the file) belong to neither half until a new split is frozen.
 
     python benchmarks/upstream_corpus/freeze_split.py [--seed 20261203]
-    python benchmarks/upstream_corpus/freeze_split.py --carry-from OLD_CASES.jsonl
+    python benchmarks/upstream_corpus/freeze_split.py --carry-from OLD_CASES.jsonl --frozen OLD_SPLIT.json
 
 ``--carry-from`` keeps the frozen membership when a harvester fix re-identifies cases: each case
 takes the half of the case of the frozen harvest with the same origin (repository, file, era, test,
@@ -24,11 +24,12 @@ HERE = Path(__file__).resolve().parent
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=20261203)
-    ap.add_argument("--carry-from", help="the cases.jsonl the current split.json was frozen on")
+    ap.add_argument("--carry-from", help="the cases.jsonl a split was frozen on")
+    ap.add_argument("--frozen", help="the split.json frozen on --carry-from (default: split.json)")
     args = ap.parse_args()
     out = HERE / "split.json"
     if args.carry_from:
-        return carry(Path(args.carry_from), out)
+        return carry(Path(args.carry_from), Path(args.frozen) if args.frozen else out, out)
     if out.exists():
         print(f"{out.name} exists: the split is frozen (delete it only to start a new, unmeasured split)")
         return 2
@@ -46,8 +47,8 @@ def _origin(case: dict) -> tuple:
             json.dumps(case.get("meta"), sort_keys=True), case["verdict"])
 
 
-def carry(old_path: Path, out: Path) -> int:
-    frozen = json.loads(out.read_text(encoding="utf-8"))
+def carry(old_path: Path, frozen_path: Path, out: Path) -> int:
+    frozen = json.loads(frozen_path.read_text(encoding="utf-8"))
     half = {**{i: "tune" for i in frozen["tune"]}, **{i: "test" for i in frozen["test"]}}
     queue: dict[tuple, list[str]] = {}
     for line in old_path.read_text(encoding="utf-8").splitlines():
@@ -59,8 +60,9 @@ def carry(old_path: Path, out: Path) -> int:
         taken = queue.get(_origin(case))
         result[taken.pop(0) if taken else "added"].append(case["id"])
     dropped = sum(len(v) for v in queue.values())
-    out.write_text(json.dumps({**frozen, "cases": len(new), **{k: sorted(v) for k, v in result.items()},
-                               "carried_from_cases": frozen["cases"], "no_longer_harvested": dropped},
+    out.write_text(json.dumps({"seed": frozen["seed"], "cases": len(new), **{k: sorted(v) for k, v in result.items()},
+                               "carried_from_cases": frozen.get("carried_from_cases", frozen["cases"]),
+                               "no_longer_harvested": dropped},
                               indent=0) + "\n", encoding="utf-8")
     print({k: len(v) for k, v in result.items()}, "no longer harvested:", dropped)
     return 0

@@ -55,6 +55,8 @@ def choice_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
     if impl == "none" and get("--external-cuda-graph") not in (None, False, "false"):
         impl = "transformer_engine"
     mods = get("--cuda-graph-modules", "--cuda-graph-scope", "--cuda_graph_scope") or []
+    if isinstance(mods, str) and re.match(r"^\[[^]]+\]$", mods.strip()):
+        mods = mods.strip()[1:-1].split()  # CI renders "[attn mlp]" as two words
     mods = mods.split(",") if isinstance(mods, str) else [str(m) for m in mods]
     return _choice(impl, mods, get("--inference-cuda-graph-scope"))
 
@@ -174,10 +176,12 @@ def recipes(src, tag: str) -> Iterator[tuple]:
                         continue
                     if parts[2] == "cuda_graph_impl":
                         line = st.lineno
-            mods = values.get("model.cuda_graph_modules", values.get("model.cuda_graph_scope")) or []
-            mods = [mods] if isinstance(mods, str) else list(mods)
+            raw = values.get("model.cuda_graph_modules", values.get("model.cuda_graph_scope"))
+            mods = [] if raw is None else [raw] if isinstance(raw, str) else list(raw)
             choice = _choice(values.get("model.cuda_graph_impl", "none"), [str(m) for m in mods],
                              values.get("model.inference_cuda_graph_scope"))
+            if raw is None and choice["impl"] == "transformer_engine":
+                choice["modules"] = None  # the function leaves the modules to the recipe it starts from
             if choice["impl"] not in ENABLED:
                 continue
             values["meta.model_family_name"] = family

@@ -102,10 +102,12 @@ def recommend_case(case: dict[str, Any]) -> dict[str, Any]:
     same_impl = rec.impl == choice["impl"]
     if inference or choice["impl"] in ("local", "full_iteration"):
         agrees = same_impl and (choice["impl"] != "local" or inference or sorted(choice["modules"]) == ours["modules"])
+    elif choice["modules"] is None:
+        agrees = same_impl  # the shipped config leaves the modules to its recipe: only the impl is NVIDIA's
     else:
         agrees = same_impl and (sorted(choice["modules"]) == ours["modules"]
                                 or (ours["next"] is not None and sorted(choice["modules"]) == sorted(ours["next"])))
-    return {"agrees": agrees, "ours": ours, "reason": rec.reason[:160],
+    return {"agrees": agrees, "ours": ours, "reason": rec.reason[:160], "evidence": rec.evidence[:3],
             "rejected_candidates": [r["errors"] for r in rec.rejected][:4]}
 
 
