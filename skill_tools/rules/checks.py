@@ -80,13 +80,15 @@ class Ctx:
     @property
     def partial(self) -> bool:
         """Whether keys the input leaves out come from something the input does not show: a
-        run_script.py line or a Bridge config without the model's shape (overrides on a recipe:
-        the recipe sets the rest), or a Megatron-LM launch with --use-checkpoint-args (the model's
-        fields are loaded from the checkpoint)."""
+        run_script.py line, or a Bridge config that names the recipe it builds on
+        (``meta.model_recipe_name``) without defining the model (the recipe sets the rest), or a
+        Megatron-LM launch with --use-checkpoint-args (the model's fields come from the checkpoint).
+        A Bridge config that names no recipe stands on Bridge's own defaults."""
         if self.cfg.fmt == "run_script":
             return True
         if self.frontend == "bridge":
-            return not (self.cfg.has("model.num_layers") or self.cfg.has("model.hidden_size"))
+            return self.cfg.has("meta.model_recipe_name") and not (
+                self.cfg.has("model.num_layers") or self.cfg.has("model.hidden_size"))
         return self.frontend == "megatron_lm" and bool(self.cfg.get("model.use_checkpoint_args"))
 
     def unknown(self, key: str) -> bool:
