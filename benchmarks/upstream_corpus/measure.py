@@ -120,7 +120,7 @@ def oracle_case(case: dict[str, Any]) -> dict[str, Any]:
     o = report.oracle
     if not o.get("ran"):
         return {"ran": False, "reason": o.get("reason")}
-    return {"ran": True, "agrees": o.get("agrees"), "verdict": o.get("verdict"), "rule": o.get("rule"),
+    return {"ran": True, "agrees": o.get("agrees"), "could_not_judge": o.get("could_not_judge"), "rule": o.get("rule"),
             "error": (o.get("error") or "")[:200]}
 
 
@@ -167,6 +167,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         block["recommender"] = {"cases": len(recs), "agrees": sum(r["agrees"] for r in recs),
                                 "rate": round(sum(r["agrees"] for r in recs) / len(recs), 3) if recs else None}
         ors = [r["oracle"] for r in sel if r.get("oracle", {}).get("ran")]
-        block["oracle"] = {"ran": len(ors), "disagrees": sum(not o["agrees"] for o in ors)}
+        block["oracle"] = {"ran": len(ors), "disagrees": sum(o["agrees"] is False for o in ors),
+                           "could_not_judge": sum(o["agrees"] is None for o in ors)}
         out[split] = block
     return out
