@@ -12,8 +12,7 @@ from typing import Any
 from skill_tools.config.era import Era, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.rules import catalog as catalog_mod
-from skill_tools.rules import cli_checks, key_checks, loop_checks, model_class_checks  # noqa: F401 - register their checks
-from skill_tools.rules.checks import CHECKS, Ctx
+from skill_tools.rules.context import Ctx
 from skill_tools.rules.mcore_sim import simulate
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -142,9 +141,9 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
     for rule in catalog_mod.load().rules:
         if era.name not in rule.eras or (levels is not None and rule.level not in levels):
             continue
-        fn = CHECKS.get(rule.id)
-        if fn is None:
+        if rule.check is None:
             continue
+        fn = catalog_mod.resolve_check(rule.check)
         for data in fn(ctx):
             data = _unseen_defaults(ctx, data)
             keys = list(data.get("keys") or rule.keys)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from skill_tools.config.era import GraphIntent, intent_values
-from skill_tools.rules.checks import Ctx, _drop_pad, check
+from skill_tools.rules.context import Ctx
+from skill_tools.rules.mcore_checks import drop_pad
 
 
 def _full_iteration(ctx: Ctx) -> bool:
@@ -32,11 +33,10 @@ def _hybridep_static_budget(ctx: Ctx) -> bool:
             and ctx.model.get("moe_expert_rank_capacity_factor") is not None)
 
 
-@check("full-iteration-dropless-moe")
-def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def full_iteration_dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not (_full_iteration(ctx) and ctx.is_moe):
         return
-    if _drop_pad(ctx):
+    if drop_pad(ctx):
         return  # drop-and-pad: static capacity counts, no host copy
     if _hybridep_static_budget(ctx):
         return  # upstream's documented (experimental) full-iteration MoE path; not measured here
@@ -49,8 +49,7 @@ def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
            "severity": "warning" if unseen else None, "fix": _scoped(ctx, ("attn", "moe_router", "moe_preprocess"))}
 
 
-@check("mlm-full-iteration-batch-broadcast")
-def _batch_broadcast(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def mlm_full_iteration_batch_broadcast(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.frontend != "megatron_lm" or not _full_iteration(ctx):
         return
     if not ctx.era.since("0.18"):
