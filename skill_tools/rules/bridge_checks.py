@@ -238,3 +238,16 @@ def fsdp_full_iteration_param_sync(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if (ctx.intent.full_iteration and not ctx.sim.stopped and ctx.cfg.get("ddp.use_megatron_fsdp")
             and ctx.cfg.get("ddp.fsdp_all_gather_in_start_param_sync", True) is not False):
         yield {"fix": {"ddp.megatron_fsdp_cuda_graph_mode": True, "ddp.fsdp_all_gather_in_start_param_sync": False}}
+
+
+def inference_launch_non_local_impl(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """The dynamic engine returns before capturing unless cuda_graph_impl is "local"
+    (dynamic_engine.py l.425-426, text_generation_controller.py l.315 @core_v0.19.0)."""
+    from skill_tools.rules import workload
+
+    if ctx.sim.stopped or ctx.sim.impl not in ("transformer_engine", "full_iteration"):
+        return
+    work = workload.read(ctx.cfg, ctx.model)
+    if work.task == "inference":
+        yield {"impl": ctx.sim.impl, "why": work.evidence.get("task", "inference"),
+               "fix": {"model.cuda_graph_impl": "local", "model.cuda_graph_modules": []}}
