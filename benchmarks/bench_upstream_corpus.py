@@ -28,7 +28,7 @@ def main() -> int:
     ap.add_argument("--date", default=dt.date.today().isoformat())
     args = ap.parse_args()
     result = measure(load_cases(), load_split(), oracle=args.oracle)
-    result = {"benchmark": "upstream-corpus", "label": args.label, "date": args.date, **result}
+    result = {"corpus": "upstream", "label": args.label, "date": args.date, **result}
     out = REPO / "benchmarks" / "results" / f"{args.date}-upstream-corpus-{args.label}.json"
     out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result["summary"], indent=1))
