@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from skill_tools.config.era import parse_version
+from skill_tools.config.era import release_tag
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 MEGATRON_LM_TAGS = ("core_v0.16.0", "core_v0.16.1", "core_v0.17.0", "core_v0.18.0", "core_v0.19.0")
@@ -126,17 +126,7 @@ def _load(path: Path, name: str) -> Table:
 def megatron_lm_tag(version: str) -> str:
     """The tag whose flag table applies to a megatron-core version (0.16.x -> core_v0.16.1 where
     the patch release is newer than 0.16.0; tables for 0.X.0 cover later 0.X patch releases)."""
-    major, minor, patch = parse_version(version)
-    if (major, minor) < (0, 16):
-        return MEGATRON_LM_TAGS[0]
-    exact = f"core_v{major}.{minor}.{patch}"
-    if exact in MEGATRON_LM_TAGS:
-        return exact
-    same = [t for t in MEGATRON_LM_TAGS if parse_version(t[len("core_v"):])[:2] == (major, minor)
-            and parse_version(t[len("core_v"):]) <= (major, minor, patch)]
-    if same:
-        return same[-1]
-    return MEGATRON_LM_TAGS[-1] if (major, minor) > (0, 19) else MEGATRON_LM_TAGS[0]
+    return release_tag(version, MEGATRON_LM_TAGS)
 
 
 @functools.lru_cache(maxsize=None)

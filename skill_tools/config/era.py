@@ -133,6 +133,20 @@ def parse_version(text: str, flag: str = "--mcore-version") -> tuple[int, int, i
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
+def release_tag(version: str, tags: tuple[str, ...], prefix: str = "core_v") -> str:
+    """The tag of ``tags`` (oldest first, ``core_vX.Y.Z``) whose data applies to ``version``: the exact
+    release, else the newest earlier patch of the same minor, else the newest tag for a newer
+    release and the oldest for an older one."""
+    v = parse_version(version)
+    exact = f"{prefix}{v[0]}.{v[1]}.{v[2]}"
+    if exact in tags:
+        return exact
+    same = [t for t in tags if parse_version(t[len(prefix):])[:2] == v[:2] and parse_version(t[len(prefix):]) <= v]
+    if same:
+        return same[-1]
+    return tags[-1] if v[:2] > parse_version(tags[-1][len(prefix):])[:2] else tags[0]
+
+
 def era_for(version: str, te_version: str | None = None) -> Era:
     """The era of a megatron-core version string."""
     v = parse_version(version)
