@@ -31,7 +31,12 @@ def te_rng_tracker_required(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.frontend == "model_only":
         if ctx.intent.impl == "local" and ctx.model.get("inference_rng_tracker"):
             return  # CudaGraphManager also accepts MCore's inference RNG tracker (cuda_graphs.py@core_v0.19.0)
-        yield {"impl": ctx.intent.impl, "severity": "info", "fix": {"model.use_te_rng_tracker": True}}
+        # an agent's answer and its question's stated setup (the evals' formats) are judged as the
+        # Bridge config the question is about
+        asked = ctx.cfg.fmt.startswith("answer") or ctx.cfg.fmt == "setup"
+        yield {"impl": ctx.intent.impl, "severity": None if asked else "info",
+               "fix": {"model.use_te_rng_tracker": True, "rng.te_rng_tracker": True} if asked
+               else {"model.use_te_rng_tracker": True}}
         return
     explicit_off = ctx.cfg.get("rng.te_rng_tracker") is False or ctx.cfg.get("model.use_te_rng_tracker") is False
     unseen = ctx.unknown("rng.te_rng_tracker") and ctx.unknown("model.use_te_rng_tracker")

@@ -68,8 +68,10 @@ class Ctx:
     @property
     def is_moe(self) -> bool:
         n = self.model.get("num_moe_experts")
-        ep = self.model.get("expert_model_parallel_size")
-        return (n is not None and n > 1) or (isinstance(ep, int) and not isinstance(ep, bool) and ep > 1)
+        if n is not None or self.cfg.has("model.num_moe_experts"):
+            return n is not None and n > 1  # said explicitly: it decides
+        ep = self.model.get("expert_model_parallel_size")  # expert parallelism exists only for MoE
+        return isinstance(ep, int) and not isinstance(ep, bool) and ep > 1
 
     @property
     def partial(self) -> bool:
