@@ -15,7 +15,8 @@ MLM_TAGS = ("core_v0.16.0", "core_v0.17.0", "core_v0.18.0", "core_v0.19.0")
 BRIDGE_TAGS = ("v0.3.1", "v0.4.0", "v0.5.0", "v0.6.0")
 #: megatron-core each Bridge tag pins (its 3rdparty/Megatron-LM submodule: v0.3.1 -> core_v0.16.1;
 #: v0.4.0, v0.5.0, v0.6.0 -> main commits whose package_info.py says 0.17.0, 0.18.0, 0.19.0).
-BRIDGE_MCORE = {"v0.3.1": "0.16.1", "v0.4.0": "0.17.0", "v0.5.0": "0.18.0", "v0.6.0": "0.19.0"}
+BRIDGE_MCORE = {"v0.3.0": "0.16.1", "v0.3.1": "0.16.1", "v0.4.0": "0.17.0", "v0.4.1": "0.17.0", "v0.4.2": "0.17.0",
+                "v0.5.0": "0.18.0", "v0.5.1": "0.18.0", "v0.6.0": "0.19.0"}
 
 
 def mcore_of(repo: str, tag: str) -> str:

@@ -90,13 +90,16 @@ def main() -> int:
     ap.add_argument("--megatron-lm", required=True, help="git directory of NVIDIA/Megatron-LM")
     ap.add_argument("--bridge", required=True, help="git directory of NVIDIA-NeMo/Megatron-Bridge")
     ap.add_argument("--out", default=str(HERE))
+    ap.add_argument("--mlm-tags", default=",".join(MLM_TAGS), help="Megatron-LM tags (comma-separated)")
+    ap.add_argument("--bridge-tags", default=",".join(BRIDGE_TAGS), help="Bridge tags (each needs its megatron-core "
+                    "in gitsrc.BRIDGE_MCORE)")
     args = ap.parse_args()
     mlm, bridge = GitSource(MEGATRON_LM, args.megatron_lm), GitSource(BRIDGE, args.bridge)
     jobs = []
-    for tag in MLM_TAGS:
+    for tag in [t for t in args.mlm_tags.split(",") if t]:
         jobs.append((mlm, tag, "unit_test", unit_test_cases(mlm, tag, ("tests/unit_tests",))))
         jobs.append((mlm, tag, "shipped", shipped_cases(mlm, tag, (functional_tests, example_scripts))))
-    for tag in BRIDGE_TAGS:
+    for tag in [t for t in args.bridge_tags.split(",") if t]:
         jobs.append((bridge, tag, "unit_test", unit_test_cases(bridge, tag, ("tests/unit_tests",))))
         jobs.append((bridge, tag, "shipped", shipped_cases(bridge, tag, (recipes, perf_presets, run_script_lines))))
     cases: dict[tuple, dict] = {}
