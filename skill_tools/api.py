@@ -82,7 +82,12 @@ def bridge_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
         checkable = bridge_oracle.checkable_rules()
         errors = {f.rule for f in findings if f.severity == "error" and f.level in ("mcore", "bridge") and f.rule in checkable}
         verdict["catalog_rules"] = sorted(errors)
-        verdict["agrees"] = bridge_oracle.agrees(errors, verdict)
+        from skill_tools.rules import oracle
+
+        ok, why = oracle.judged(verdict)
+        verdict["agrees"] = bridge_oracle.agrees(errors, verdict) if ok else None
+        if not ok:
+            verdict["could_not_judge"] = why
     return verdict
 
 
