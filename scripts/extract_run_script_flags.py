@@ -63,6 +63,39 @@ def _ok(t, value: str) -> bool:
         return False
 
 
+def type_domains(source: str) -> dict[str, dict]:
+    """The value domain of each option whose ``type=`` is written inline (a lambda), read from the
+    parser's source rather than probed: ``lambda x: None if x == "None" else int(x)`` takes any
+    integer and the word None. Keyed by the option's first string."""
+    import ast
+
+    out: dict[str, dict] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument" and node.args):
+            continue
+        kw = {k.arg: k.value for k in node.keywords}
+        lam = kw.get("type")
+        if not isinstance(lam, ast.Lambda):
+            continue
+        casts = {n.func.id for n in ast.walk(lam.body) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        words = sorted({c.value for c in ast.walk(lam.body) if isinstance(c, ast.Constant) and isinstance(c.value, str)})
+        kind = "int" if "int" in casts else "float" if "float" in casts else None
+        if kind and isinstance(node.args[0], ast.Constant):
+            out[node.args[0].value] = {"type_source": ast.unparse(lam), "value_domain": {"kind": kind, "also": words}}
+    return out
+
+
+def annotate(rows: list[dict], source: str) -> list[dict]:
+    """Rows with the domains :func:`type_domains` reads replacing what a probe guessed."""
+    domains = type_domains(source)
+    for row in rows:
+        found = next((domains[o] for o in row["options"] if o in domains), None)
+        if found:
+            row.update(found)
+            row["type_probe"] = None
+    return rows
+
+
 def table(parser: argparse.ArgumentParser) -> list[dict]:
     rows = []
     for action in parser._actions:
@@ -101,7 +134,7 @@ def main() -> int:
     module = types.ModuleType("argument_parser")
     module.__file__ = PARSER_FILE
     exec(compile(source, PARSER_FILE, "exec"), module.__dict__)  # Bridge's own file, from its git history
-    rows = table(module.parse_cli_args())
+    rows = annotate(table(module.parse_cli_args()), source)
     data = {
         "source": {"repo": "NVIDIA-NeMo/Megatron-Bridge", "file": PARSER_FILE, "commit": commit,
                    "built_by": "parse_cli_args()"},

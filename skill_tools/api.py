@@ -82,7 +82,12 @@ def bridge_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
         checkable = bridge_oracle.checkable_rules()
         errors = {f.rule for f in findings if f.severity == "error" and f.level in ("mcore", "bridge") and f.rule in checkable}
         verdict["catalog_rules"] = sorted(errors)
-        verdict["agrees"] = bridge_oracle.agrees(errors, verdict)
+        from skill_tools.rules import oracle
+
+        ok, why = oracle.judged(verdict)
+        verdict["agrees"] = bridge_oracle.agrees(errors, verdict) if ok else None
+        if not ok:
+            verdict["could_not_judge"] = why
     return verdict
 
 
@@ -96,12 +101,28 @@ def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
         return {"ran": False, "reason": "megatron-core is not installed"}
     if era_for(installed).name != era.name:
         return {"ran": False, "reason": f"installed megatron-core {installed} is not in the requested era ({era.label})"}
-    verdict = oracle.run(cfg)
+    from skill_tools.rules import oracle_launch
+    from skill_tools.rules.engine import frontend_of
+
+    # a launch goes through Megatron-LM's own parser, checks and args-to-config step
+    verdict = oracle_launch.run(cfg) if frontend_of(cfg) == "megatron_lm" else oracle.run(cfg)
     if verdict.get("ran"):
         mcore_errors = {f.rule for f in findings if f.level == "mcore" and f.severity == "error"}
         verdict["catalog_rules"] = sorted(mcore_errors)
-        verdict["agrees"] = oracle.agrees(mcore_errors, verdict)
+        ok, why = oracle.judged(verdict)
+        if ok and not verdict["ok"] and _partial(cfg, era):
+            ok, why = False, ("the input builds on a recipe or checkpoint it does not show (the oracle builds "
+                              "TransformerConfig from what the input sets)")
+        verdict["agrees"] = oracle.agrees(mcore_errors, verdict) if ok else None
+        if not ok:
+            verdict["could_not_judge"] = why
     return verdict
+
+
+def _partial(cfg: CanonicalConfig, era: Era) -> bool:
+    from skill_tools.rules.engine import context
+
+    return context(cfg, era).partial
 
 
 def apply(config: Any, impl: str | None = None, scope: str | list[str] | None = None, *, warmup: int | None = None,

@@ -58,7 +58,7 @@ def plan(cfg: CanonicalConfig, impl: str | None, scope: str | list[str] | None, 
     notes: list[str] = []
     bad = [n for n in (names or []) if n not in PERF_HARNESS_SCOPES + ("full_iteration_inference",)]
     if bad:
-        from skill_tools.rules.checks import SCOPE_ALIASES, suggest
+        from skill_tools.rules.context import SCOPE_ALIASES, suggest
 
         s = suggest(bad[0], PERF_HARNESS_SCOPES, SCOPE_ALIASES)
         raise InputError("--scope", f"unknown scope {bad[0]!r}" + (f" (did you mean {s!r}?)" if s else ""),

@@ -10,7 +10,7 @@ CUR = era_for("0.19.2")
 
 
 @pytest.mark.parametrize("text,impl,scope", [
-    ("model:\n  num_layers: 2\n  attention_dropout: 0.0\n", "transformer_engine", ["attn"]),
+    ("model:\n  num_layers: 2\n  attention_dropout: 0.0\n", "full_iteration", []),
     ("model:\n  num_moe_experts: 8\n  moe_token_dispatcher_type: alltoall\n", "transformer_engine", ["moe_router", "moe_preprocess"]),
     ("model:\n  recompute_granularity: full\n  recompute_method: uniform\n  recompute_num_layers: 1\n", "full_iteration", []),
     ("model:\n  cpu_offloading: true\n", "none", []),

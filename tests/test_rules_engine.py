@@ -24,8 +24,12 @@ def test_te_rng_tracker_and_nan_check():
     assert found["te-rng-tracker-required"].severity == "error" and found["nan-check-full-iteration"].severity == "error"
 
 
-def test_megatron_lm_rng_tracker_is_auto_enabled_info():
-    assert rules("--cuda-graph-impl transformer_engine --cuda-graph-modules attn")["te-rng-tracker-required"].severity == "info"
+def test_megatron_lm_seeds_a_graph_safe_rng_itself():
+    """initialize.py passes use_cudagraphable_rng=args.cuda_graph_impl != "none" (core_v0.16.0-0.19.0):
+    no enforcer of the TE tracker in a Megatron-LM launch, whatever the impl."""
+    for flags in ("--cuda-graph-impl transformer_engine --cuda-graph-modules attn",
+                  "--transformer-impl inference_optimized --cuda-graph-impl local"):
+        assert "te-rng-tracker-required" not in rules(flags)
 
 
 def test_expandable_segments_env():

@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  why: {rec.reason}")
         if rec.next_step:
             print(f"  next: {rec.next_step}")
+        for line in rec.evidence:
+            print(f"  evidence: {line}")
         for r in rec.rejected:
             print(f"  skipped {r['impl']} {','.join(r['scope']) or '-'}: {', '.join(r['errors'])}")
         print("  overrides:")

@@ -43,10 +43,19 @@ def run(args: argparse.Namespace) -> int:
         if report.oracle.get("ran"):
             o = report.oracle
             verdict = "accepts" if o["ok"] else f"rejects: {o['error_type']}: {o['error']}"
-            print(f"  oracle: TransformerConfig (megatron-core {o['mcore_version']}) {verdict}; "
-                  f"{'agrees' if o.get('agrees') else 'DISAGREES'} with the catalog")
+            who = ("Megatron-LM parse_args/validate_args/core_transformer_config_from_args"
+                   if o.get("path") == "megatron_lm_args" else "TransformerConfig")
+            if o.get("agrees") is None:
+                print(f"  oracle: {who} (megatron-core {o['mcore_version']}) could not judge the graph "
+                      f"settings: {o.get('could_not_judge')}")
+            else:
+                print(f"  oracle: {who} (megatron-core {o['mcore_version']}) {verdict}; "
+                      f"{'agrees' if o.get('agrees') else 'DISAGREES'} with the catalog")
         bridge = report.oracle.get("bridge")
-        if bridge and bridge.get("ran"):
+        if bridge and bridge.get("ran") and bridge.get("agrees") is None:
+            print(f"  oracle: Megatron Bridge {bridge['bridge_version']} could not judge the graph settings: "
+                  f"{bridge.get('could_not_judge')}")
+        elif bridge and bridge.get("ran"):
             verdict = "accepts" if bridge["ok"] else f"rejects ({bridge['stage']}): {bridge['error_type']}: {bridge['error']}"
             print(f"  oracle: Megatron Bridge {bridge['bridge_version']} ConfigContainer.validate() + provider asserts "
                   f"{verdict}; {'agrees' if bridge.get('agrees') else 'DISAGREES'} with the catalog")

@@ -11,8 +11,9 @@ extraction scripts; each file names its source tag or commit):
 
 :func:`parse` feeds the arguments to an :class:`argparse.ArgumentParser` rebuilt option by option
 (same option strings, actions, nargs and choices; ``allow_abbrev=False`` as Megatron-LM sets it),
-so what it accepts is what argparse would accept with the upstream table. Custom ``type=``
-validators are replaced by the value sets the extraction probed (``CudaGraphScope[x]``,
+so what it accepts is what argparse would accept with the upstream table. Inline ``type=`` lambdas
+take the domain read from the parser's source (``value_domain``: ``-vp`` any integer or None);
+named validators take the value sets the extraction recorded (``CudaGraphScope[x]``,
 ``is_cuda_graph_impl_valid``, ``bool_arg``); other custom types accept any string.
 """
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from skill_tools.config.era import parse_version
+from skill_tools.config.era import release_tag
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 MEGATRON_LM_TAGS = ("core_v0.16.0", "core_v0.16.1", "core_v0.17.0", "core_v0.18.0", "core_v0.19.0")
@@ -44,6 +45,8 @@ class Option:
     choices: tuple[Any, ...] | None
     type: str | None
     accepts: tuple[str, ...] | None = None  # values a custom type= validator accepts (probed)
+    #: An inline ``type=`` read from the parser's source: ("int", ("None",)) = any integer or None.
+    domain: tuple[str, tuple[str, ...]] | None = None
     splits_commas: bool = False
     required: bool = False
 
@@ -105,7 +108,9 @@ def _load(path: Path, name: str) -> Table:
         accepts = row.get("type_accepts")
         if probe and not probe.get("accepts_any", True):
             accepts = probe.get("accepts")
+        dom = row.get("value_domain")
         opts.append(Option(
+            domain=(dom["kind"], tuple(dom.get("also") or ())) if dom else None,
             options=tuple(row["options"]), dest=row["dest"], action=row["action"], nargs=row["nargs"],
             choices=tuple(row["choices"]) if row.get("choices") is not None else None, type=row.get("type"),
             accepts=tuple(accepts) if accepts else None, splits_commas=bool(probe.get("splits_commas")),
@@ -121,17 +126,7 @@ def _load(path: Path, name: str) -> Table:
 def megatron_lm_tag(version: str) -> str:
     """The tag whose flag table applies to a megatron-core version (0.16.x -> core_v0.16.1 where
     the patch release is newer than 0.16.0; tables for 0.X.0 cover later 0.X patch releases)."""
-    major, minor, patch = parse_version(version)
-    if (major, minor) < (0, 16):
-        return MEGATRON_LM_TAGS[0]
-    exact = f"core_v{major}.{minor}.{patch}"
-    if exact in MEGATRON_LM_TAGS:
-        return exact
-    same = [t for t in MEGATRON_LM_TAGS if parse_version(t[len("core_v"):])[:2] == (major, minor)
-            and parse_version(t[len("core_v"):]) <= (major, minor, patch)]
-    if same:
-        return same[-1]
-    return MEGATRON_LM_TAGS[-1] if (major, minor) > (0, 19) else MEGATRON_LM_TAGS[0]
+    return release_tag(version, MEGATRON_LM_TAGS)
 
 
 @functools.lru_cache(maxsize=None)
@@ -161,6 +156,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _value_type(opt: Option):
+    if opt.domain is not None:
+        kind, also = opt.domain
+        cast = int if kind == "int" else float
+
+        def check_domain(text: str):
+            if text in also:
+                return text
+            try:
+                return cast(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"invalid value {text!r} (expects {'an integer' if kind == 'int' else 'a number'}"
+                    + (f" or {', '.join(also)}" if also else "") + ")") from None
+        check_domain.__name__ = kind
+        return check_domain
     if opt.accepts is not None:
         accepted = set(opt.accepts)
 

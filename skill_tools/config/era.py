@@ -36,6 +36,34 @@ LAYER_MODULES: tuple[str, ...] = ("attn", "mlp", "moe", "moe_router", "moe_prepr
 INFERENCE_SCOPES: tuple[str, ...] = ("none", "layer", "block")
 
 
+#: Named capabilities of megatron-core releases (and of the Megatron Bridge release that pins
+#: each one), as (since, until): ``since`` is the first release that has it, ``until`` the last
+#: (None: still there). Rules and the catalog ask ``era.has(name)``, never a version number.
+CAPABILITIES: dict[str, tuple[str, str | None]] = {
+    # transformer_config.py / cuda_graph_config.py @core_v0.18.0
+    "cuda_graph_modules": ("0.18", None),
+    "full_iteration_impl": ("0.18", None),
+    "inference_cuda_graph_scope": ("0.18", None),
+    # enums.py CudaGraphScope.full_iteration_inference @core_v0.17.0 (deprecated, migrated in 0.18+)
+    "full_iteration_inference_scope": ("0.17", None),
+    # cuda_graph_scope as a list of names: the only per-layer key before 0.18
+    "cuda_graph_scope_only": ("0.16", "0.17"),
+    # fine-grained activation offloading checks of the local impl (transformer_config.py @core_v0.19.0)
+    "local_offload_checks": ("0.19", None),
+    # Megatron-LM's arguments.py checks of graphs against other features @core_v0.19.0
+    "megatron_lm_graph_arg_checks": ("0.19", None),
+    # optimizer CUDA graph (--optimizer-cuda-graph) @core_v0.17.0
+    "optimizer_cuda_graph": ("0.17", None),
+    # Bridge validate_cuda_graph_configuration (utils/cuda_graph.py @v0.6.0, which pins core 0.19):
+    # per-layer "local" refused up front; Bridge 0.3.x-0.5.x accept it
+    "bridge_rejects_local_scoped": ("0.19", None),
+    # TELayerNormColumnParallelLinear casts an fp32 residual stream (after core_v0.19.0, Megatron-LM 7a76dff)
+    "te_norm_casts_fp32_residual": ("0.20", None),
+    # the megatron-core wheel ships megatron/training (Megatron-LM's pretrain) from 0.18
+    "megatron_training_in_wheel": ("0.18", None),
+}
+
+
 @dataclass(frozen=True)
 class Era:
     """What one megatron-core release accepts for CUDA-graph settings."""
@@ -58,20 +86,24 @@ class Era:
     def version_tuple(self) -> tuple[int, int, int]:
         return parse_version(self.mcore_version)
 
-    def since(self, release: str) -> bool:
-        """Whether this megatron-core is ``release`` or newer (``"0.19"``, ``"0.18.1"``)."""
-        return self.version_tuple >= parse_version(release, "since")
+    def since(self, version: str) -> bool:
+        """Whether this release is ``version`` or newer (``era.since("0.19")``)."""
+        return self.version_tuple >= parse_version(version)
 
-    def until(self, release: str) -> bool:
-        """Whether this megatron-core is older than ``release`` (the release that changed it)."""
-        return not self.since(release)
+    def until(self, version: str) -> bool:
+        """Whether this release is ``version`` (any patch of it) or older (``era.until("0.18")``)."""
+        return self.version_tuple[:2] <= parse_version(version)[:2]
+
+    def te_since(self, version: str) -> bool:
+        """Whether the Transformer Engine of this era is ``version`` or newer (False when unknown)."""
+        return self.te_version is not None and parse_version(self.te_version, "--te-version") >= parse_version(version)
 
     def has(self, capability: str) -> bool:
         """Whether this release has a named capability of :data:`CAPABILITIES`."""
         try:
             since, until = CAPABILITIES[capability]
         except KeyError:
-            raise KeyError(f"unknown capability {capability!r}; known: {', '.join(CAPABILITIES)}") from None
+            raise KeyError(f"unknown era capability {capability!r}; known: {', '.join(sorted(CAPABILITIES))}") from None
         return self.since(since) and (until is None or self.until(until))
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,22 +120,6 @@ class Era:
         }
 
 
-#: Named capabilities of megatron-core releases: name -> (since, until or None). Callers ask
-#: ``era.has(name)``; nothing outside this module compares version numbers.
-CAPABILITIES: dict[str, tuple[str, str | None]] = {
-    # cuda_graph_impl="full_iteration" and cuda_graph_modules (transformer_config.py @core_v0.18.0)
-    "cuda_graph_modules": ("0.18", None),
-    "full_iteration_impl": ("0.18", None),
-    "inference_cuda_graph_scope": ("0.18", None),
-    # CudaGraphScope.full_iteration_inference (enums.py @core_v0.17.0)
-    "full_iteration_inference_scope": ("0.17", None),
-    # the megatron-core wheel ships megatron/training (Megatron-LM's pretrain) from 0.18
-    "megatron_training_in_wheel": ("0.18", None),
-    # TELayerNormColumnParallelLinear casts an fp32 residual stream before TE's fused norm: Megatron-LM
-    # 7a76dff (PR #6272), after core_v0.19.0 (transformer_engine.py l.1328-1336 @core_v0.19.0 does not)
-    "te_norm_linear_casts_fp32_input": ("0.20", None),
-}
-
 _VERSION_RE = re.compile(r"^\s*v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?![\d])")
 _EXAMPLE = {"--mcore-version": "0.19.2", "--te-version": "2.10"}
 
@@ -117,6 +133,20 @@ def parse_version(text: str, flag: str = "--mcore-version") -> tuple[int, int, i
         raise InputError(flag, f"cannot read version {str(text)[:60]!r}",
                          hint=f"expected X.Y or X.Y.Z, e.g. {_EXAMPLE.get(flag, '1.2.3')}")
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def release_tag(version: str, tags: tuple[str, ...], prefix: str = "core_v") -> str:
+    """The tag of ``tags`` (oldest first, ``core_vX.Y.Z``) whose data applies to ``version``: the exact
+    release, else the newest earlier patch of the same minor, else the newest tag for a newer
+    release and the oldest for an older one."""
+    v = parse_version(version)
+    exact = f"{prefix}{v[0]}.{v[1]}.{v[2]}"
+    if exact in tags:
+        return exact
+    same = [t for t in tags if parse_version(t[len(prefix):])[:2] == v[:2] and parse_version(t[len(prefix):]) <= v]
+    if same:
+        return same[-1]
+    return tags[-1] if v[:2] > parse_version(tags[-1][len(prefix):])[:2] else tags[0]
 
 
 def era_for(version: str, te_version: str | None = None) -> Era:

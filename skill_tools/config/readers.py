@@ -111,6 +111,9 @@ def detect_format(text: str) -> str:
     body = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     joined = " ".join(body)
     dash_flags = re.findall(r"(?:^|\s)--([A-Za-z][\w-]*)", joined)
+    short = re.findall(r"(?:^|\s)(-[A-Za-z]{1,3})(?=\s)", joined)
+    if short and not dash_flags and ("run_script" in joined or _run_script_options(short)):
+        return "run_script"  # run_script.py's short options only: -m llama -mr llama3_8b -ep 16
     if dash_flags:
         # run_script.py's options never contain '-' (argument_parser.py @067f987); Megatron-LM's
         # mostly do, and a launcher's own (torchrun --nproc_per_node) may use '_'
@@ -127,6 +130,14 @@ def detect_format(text: str) -> str:
             return "python"
         return "hydra"
     return "yaml"
+
+
+def _run_script_options(short: list[str]) -> bool:
+    """Whether every short option is one of run_script.py's (and -m is among them: its model)."""
+    from skill_tools.config import cli_tables
+
+    table = cli_tables.run_script()
+    return "-m" in short and all(table.option(o) is not None for o in short)
 
 
 # --------------------------------------------------------------------------------------------

@@ -51,13 +51,15 @@ class Result:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     unmatched_bridge_errors: dict[str, int] = field(default_factory=dict)
     rules_hit: dict[str, int] = field(default_factory=dict)
+    #: Bridge stopped for a reason that is not about CUDA graphs (e.g. a Transformer Engine setting).
+    could_not_judge: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"era": self.era, "mcore_version": self.mcore_version, "bridge_version": self.bridge_version,
                 "count": self.count, "bridge_errors": self.bridge_errors, "by_stage": dict(sorted(self.by_stage.items())),
                 "disagreements": len(self.disagreements), "disagreement_examples": self.disagreements[:10],
                 "unmatched_bridge_errors": self.unmatched_bridge_errors,
-                "rules_hit": dict(sorted(self.rules_hit.items()))}
+                "rules_hit": dict(sorted(self.rules_hit.items())), "could_not_judge": self.could_not_judge}
 
 
 def catalog_errors(cfg: CanonicalConfig, era: Era) -> set[str]:
@@ -76,6 +78,7 @@ def compare(nested: dict[str, Any], era: Era) -> tuple[bool, set[str], dict[str,
 
 def run(era: Era, count: int, seed: int = 0) -> Result:
     from skill_tools.config.era import installed_version
+    from skill_tools.rules import oracle
 
     rng = random.Random(seed)
     res = Result(era=era.name, mcore_version=era.mcore_version, bridge_version=installed_version("megatron-bridge"))
@@ -90,10 +93,12 @@ def run(era: Era, count: int, seed: int = 0) -> Result:
             res.by_stage[verdict["stage"]] = res.by_stage.get(verdict["stage"], 0) + 1
         if verdict["rule"]:
             res.rules_hit[verdict["rule"]] = res.rules_hit.get(verdict["rule"], 0) + 1
-        elif not verdict["ok"]:
+        elif not verdict["ok"] and oracle.judged(verdict)[0]:
             msg = (verdict["error"] or "")[:120]
             res.unmatched_bridge_errors[msg] = res.unmatched_bridge_errors.get(msg, 0) + 1
-        if not agree:
+        if not agree and not oracle.judged(verdict)[0]:
+            res.could_not_judge += 1
+        elif not agree:
             res.disagreements.append({"config": nested, "catalog": sorted(ids), "bridge": verdict.get("error"),
                                       "bridge_stage": verdict.get("stage")})
     return res

@@ -33,6 +33,10 @@ class Rule:
     bridge_message: str | None = None
     pain_point: str | None = None
     docs: str | None = None
+    #: ``module.function`` of skill_tools/rules/ that decides when the rule fires (dispatched by name).
+    check: str | None = None
+    #: Configs the rule fires on (``positive``) and stays quiet on (``negative``); tests are generated from them.
+    examples: dict[str, Any] = field(default_factory=dict)
 
     def citation_for(self, era_name: str) -> str:
         """The citation(s) that apply to an era, as ``repo file@tag``."""
@@ -69,6 +73,16 @@ class Catalog:
         return [r for r in self.rules if r.level == "mcore"]
 
 
+def resolve_check(name: str):
+    """The check function a rule names (``mcore_checks.scope_unknown``), imported on first use."""
+    import importlib
+
+    module, _, func = name.rpartition(".")
+    if not module or not func.isidentifier():
+        raise ValueError(f"check {name!r} is not module.function")
+    return getattr(importlib.import_module(f"skill_tools.rules.{module}"), func)
+
+
 @functools.lru_cache(maxsize=1)
 def load() -> Catalog:
     import yaml
@@ -83,6 +97,7 @@ def load() -> Catalog:
             keys=tuple(raw.get("keys") or ()), message=raw["message"], why=raw.get("why", ""),
             citations=tuple(cites if isinstance(cites, list) else [cites]), fix=dict(raw.get("fix") or {}),
             mcore_message=raw.get("mcore_message"), bridge_message=raw.get("bridge_message"), pain_point=raw.get("pain_point"),
-            docs=raw.get("docs") or f"{RULES_DOC}#{raw['id']}",
+            docs=raw.get("docs") or f"{RULES_DOC}#{raw['id']}", check=raw.get("check"),
+            examples=dict(raw.get("examples") or {}),
         ))
     return Catalog(rules=tuple(rules), defaults=dict(data.get("defaults") or {}))

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from skill_tools.config import cli_tables
 from skill_tools.config import flags as flag_tables
-from skill_tools.rules.checks import Ctx, check
+from skill_tools.rules.context import Ctx
 
 #: Graph options whose values other catalog rules already judge (with an era-correct fix).
 _GRAPH_VALUE_RULES = {"--cuda-graph-impl", "--cuda-graph-scope", "--cuda-graph-modules", "--inference-cuda-graph-scope"}
@@ -39,8 +39,7 @@ def _flag_problems(ctx: Ctx, table: cli_tables.Table) -> list[cli_tables.Problem
     return cli_tables.parse(table, args)
 
 
-@check("megatron-lm-flag-unknown")
-def _mlm_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def megatron_lm_flag_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.cfg.fmt != "megatron_lm" or not ctx.cfg.argv:
         return
     table = cli_tables.megatron_lm(ctx.era.mcore_version)
@@ -81,8 +80,7 @@ def _switch_default(table: cli_tables.Table, option: str) -> str | None:
     return None
 
 
-@check("megatron-lm-flag-value")
-def _mlm_value(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def megatron_lm_flag_value(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.cfg.fmt != "megatron_lm" or not ctx.cfg.argv:
         return
     table = cli_tables.megatron_lm(ctx.era.mcore_version)
@@ -104,8 +102,7 @@ def _unexpanded(ctx: Ctx, option: str) -> bool:
     return option == "" or "$" in option
 
 
-@check("run-script-flag-unknown")
-def _rs_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def run_script_flag_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.cfg.fmt != "run_script" or not ctx.cfg.argv:
         return
     table = cli_tables.run_script()
@@ -118,8 +115,7 @@ def _rs_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
             })
 
 
-@check("run-script-flag-value")
-def _rs_value(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def run_script_flag_value(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.cfg.fmt != "run_script" or not ctx.cfg.argv:
         return
     table = cli_tables.run_script()
@@ -147,8 +143,7 @@ def _run_script_value(ctx: Ctx, dest: str) -> tuple[str | None, str | None]:
     return found
 
 
-@check("run-script-full-iteration-scope")
-def _rs_full_iteration(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def run_script_full_iteration_scope(ctx: Ctx) -> Iterator[dict[str, Any]]:
     """``_set_cuda_graph_overrides`` (scripts/performance/utils/overrides.py l.137-142 @067f987)."""
     if ctx.cfg.fmt != "run_script" or not ctx.cfg.argv:
         return
@@ -199,8 +194,7 @@ def is_sweep(value: str) -> bool:
     return top_level_comma(value) or bool(_SWEEP_FN.match(value))
 
 
-@check("hydra-override-sweep")
-def _hydra_sweep(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def hydra_override_sweep(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for token, line in ctx.cfg.overrides:
         key, _, value = token.partition("=")
         key = key.lstrip("+~")

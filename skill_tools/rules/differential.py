@@ -77,7 +77,7 @@ def generate(rng: random.Random, era: Era) -> dict[str, Any]:
             and m.get("moe_token_dispatcher_type") == "alltoall" and not m.get("overlap_moe_expert_parallel_comm"):
         # MCore refuses it without alltoall/flex and with EP overlap (neither a graph rule)
         m["moe_shared_expert_overlap"] = True  # MCore refuses it with shared_experts recompute (not a graph rule)
-    if era.version_tuple >= (0, 19, 0) and m.get("moe_shared_expert_intermediate_size") and r() < 0.5:
+    if era.since("0.19") and m.get("moe_shared_expert_intermediate_size") and r() < 0.5:
         # GTP (0.19+) with fp4 (fp8 MoE needs Transformer Engine, absent where the oracle runs)
         m["gtp_weight_remat_size"] = rng.choice([1, 2, 2])
         if r() < 0.7:
@@ -107,7 +107,7 @@ def _focused(rng: random.Random, era: Era) -> dict[str, Any]:
                          "attention_dropout": rng.choice([0.0, 0.1]), "hidden_dropout": rng.choice([0.0, 0.1]),
                          "cuda_graph_impl": rng.choice(["local", "transformer_engine"])}
     m[key] = rng.choice([[], ["attn"], ["moe_router"], ["moe_router", "moe_preprocess"], ["attn", "moe_router"], ["moe"]])
-    kind = rng.choice(["layer_recompute", "capacity"] + (["gtp", "gtp"] if era.version_tuple >= (0, 19, 0) else []))
+    kind = rng.choice(["layer_recompute", "capacity"] + (["gtp", "gtp"] if era.since("0.19") else []))
     if kind == "layer_recompute":
         m["moe_layer_recompute"] = True
         if r() < 0.5:

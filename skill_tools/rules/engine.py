@@ -12,8 +12,7 @@ from typing import Any
 from skill_tools.config.era import Era, read_intent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.rules import catalog as catalog_mod
-from skill_tools.rules import cli_checks, key_checks, loop_checks, model_class_checks  # noqa: F401 - register their checks
-from skill_tools.rules.checks import CHECKS, Ctx
+from skill_tools.rules.context import Ctx
 from skill_tools.rules.mcore_sim import simulate
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -142,10 +141,11 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
     for rule in catalog_mod.load().rules:
         if era.name not in rule.eras or (levels is not None and rule.level not in levels):
             continue
-        fn = CHECKS.get(rule.id)
-        if fn is None:
+        if rule.check is None:
             continue
+        fn = catalog_mod.resolve_check(rule.check)
         for data in fn(ctx):
+            data = _unseen_defaults(ctx, data)
             keys = list(data.get("keys") or rule.keys)
             fix = data["fix"] if "fix" in data else dict(rule.fix)
             loc = data.get("location") or next((str(cfg.location(k)) for k in keys if k in cfg.locations), None)
@@ -156,6 +156,16 @@ def check(cfg: CanonicalConfig, era: Era | None = None, env: dict[str, str] | No
             ))
     findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
     return findings
+
+
+def _unseen_defaults(ctx: Ctx, data: dict[str, Any]) -> dict[str, Any]:
+    """A finding that rests on defaults (``data["assumed"]``) of keys a partial input does not show
+    (overrides on a recipe, a run_script.py line, checkpoint-loaded model fields: ``Ctx.partial``)
+    is a warning, not an error: the recipe or checkpoint may set them."""
+    unseen = [k for k in data.get("assumed") or () if ctx.unknown(k)]
+    if not unseen or data.get("severity") not in (None, "error"):
+        return data
+    return {**data, "severity": "warning"}
 
 
 def has_errors(findings: list[Finding]) -> bool:

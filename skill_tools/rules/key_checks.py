@@ -14,7 +14,7 @@ import json
 from typing import Any, Iterator
 
 from skill_tools.config.cli_tables import DATA
-from skill_tools.rules.checks import Ctx, check
+from skill_tools.rules.context import Ctx
 
 #: Sections whose classes are open-ended (PEFT subclasses, a dtype string): not checked.
 _OPEN_SECTIONS = frozenset({"peft", "mixed_precision", "env_vars"})
@@ -51,8 +51,7 @@ def _written_keys(ctx: Ctx) -> list[str]:
     return out
 
 
-@check("config-key-unknown")
-def _unknown_key(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def config_key_unknown(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for key in _written_keys(ctx):
         match = close_key(key)
         if match is None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from skill_tools.config.era import GraphIntent, intent_values
-from skill_tools.rules.checks import Ctx, _drop_pad, check
+from skill_tools.rules.context import Ctx
+from skill_tools.rules.mcore_checks import drop_pad
 
 
 def _full_iteration(ctx: Ctx) -> bool:
@@ -32,27 +33,29 @@ def _hybridep_static_budget(ctx: Ctx) -> bool:
             and ctx.model.get("moe_expert_rank_capacity_factor") is not None)
 
 
-@check("full-iteration-dropless-moe")
-def _dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def full_iteration_dropless_moe(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not (_full_iteration(ctx) and ctx.is_moe):
         return
-    if _drop_pad(ctx):
+    if drop_pad(ctx):
         return  # drop-and-pad: static capacity counts, no host copy
     if _hybridep_static_budget(ctx):
         return  # upstream's documented (experimental) full-iteration MoE path; not measured here
     dispatcher = ctx.model.get("moe_token_dispatcher_type") or "allgather"
-    yield {"dispatcher": dispatcher, "fix": _scoped(ctx, ("attn", "moe_router", "moe_preprocess"))}
+    deciding = ("model.moe_token_dispatcher_type", "model.moe_expert_capacity_factor",
+                "model.moe_pad_expert_input_to_capacity", "model.moe_expert_rank_capacity_factor")
+    # overrides on a recipe that leave the dispatch settings to it: warn, the recipe may make it static
+    unseen = any(ctx.unknown(k) for k in deciding)
+    yield {"dispatcher": dispatcher + (" (or what the recipe sets)" if unseen else ""),
+           "severity": "warning" if unseen else None, "fix": _scoped(ctx, ("attn", "moe_router", "moe_preprocess"))}
 
 
-@check("mlm-full-iteration-batch-broadcast")
-def _batch_broadcast(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def mlm_full_iteration_batch_broadcast(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.frontend != "megatron_lm" or not _full_iteration(ctx):
         return
-    version = ctx.era.version_tuple
-    if version < (0, 18, 0):
+    if not ctx.era.since("0.18"):
         where = f"in Megatron-LM {ctx.era.mcore_version} (core_v0.16-0.17, every run)"
     else:
-        flags = ["sft", "hybrid_context_parallel"] + (["dataloader_inter_document_masking"] if version >= (0, 19, 0)
+        flags = ["sft", "hybrid_context_parallel"] + (["dataloader_inter_document_masking"] if ctx.era.since("0.19")
                                                       else [])
         on = [f"--{f.replace('_', '-')}" for f in flags if ctx.model.get(f)]
         if not on:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from skill_tools.config.model import as_name_list
-from skill_tools.rules.checks import Ctx, check
+from skill_tools.rules.context import Ctx
 
 
 def serves_inference(ctx: Ctx) -> bool:
@@ -25,8 +25,7 @@ def serves_inference(ctx: Ctx) -> bool:
             or "full_iteration_inference" in names or bool(ctx.cfg.section("inference")))
 
 
-@check("inference-gdn-layers")
-def _gdn_inference(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def inference_gdn_layers(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not serves_inference(ctx):
         return
     for key in ("hybrid_layer_pattern", "hybrid_override_pattern"):
@@ -50,9 +49,8 @@ def _low_precision(ctx: Ctx) -> str | None:
     return {"bfloat16": "bf16", "float16": "fp16"}.get(dtype.replace("torch.", ""))
 
 
-@check("fp32-residual-dtype-mismatch")
-def _fp32_residual(ctx: Ctx) -> Iterator[dict[str, Any]]:
-    if not ctx.model.get("fp32_residual_connection") or ctx.era.version_tuple >= (0, 20, 0):
+def fp32_residual_dtype_mismatch(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    if not ctx.model.get("fp32_residual_connection") or ctx.era.has("te_norm_casts_fp32_residual"):
         return  # Megatron-LM main (0.20 dev) casts the TE input (commit 7a76dff, PR #6272)
     precision = _low_precision(ctx)
     inference = serves_inference(ctx)

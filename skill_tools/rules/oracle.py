@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import warnings
 from typing import Any
 
@@ -100,6 +101,36 @@ def run(cfg: CanonicalConfig | dict[str, Any]) -> dict[str, Any]:
         "warnings": list(dict.fromkeys(caught)),
         "ignored_keys": dropped,
     }
+
+
+#: Exceptions that say nothing about CUDA graphs: the CPU oracle could not judge the config.
+_NOT_JUDGEABLE = (
+    (re.compile(r"'\$\{?\w+"), "a value the launch leaves to its environment (an unexpanded ${...})"),
+    (re.compile(r"NVIDIA driver|CUDA driver|no CUDA GPUs|Torch not compiled with CUDA"),
+     "this step needs a GPU (Megatron-LM's validate_args queries the device)"),
+    (re.compile(r"[Tt]ransformer.?[Ee]ngine|\bTE\b|te_version|is_te_min_version|0\.0\.0"),
+     "Transformer Engine is not installed here (megatron-core reads its version as 0.0.0)"),
+    (re.compile(r"pipeline_dtype|params_dtype|must be specified|num_attention_heads|hidden_size|ffn_hidden_size|"
+                r"kv_channels|num_query_groups|seq_length|vocab"),
+     "a field that only Megatron-LM's args-to-config step (core_transformer_config_from_args) or a loaded "
+     "checkpoint fills"),
+)
+_GRAPH_WORDS = re.compile(r"cuda.?graph|graph|scope|full_iteration|rng|capture|warmup", re.I)
+
+
+def judged(verdict: dict[str, Any]) -> tuple[bool, str | None]:
+    """Whether a ran verdict judges the graph settings: an acceptance, or an exception that maps to a
+    catalog rule or speaks of graphs. Otherwise (missing Transformer Engine, a field the args-to-config
+    step or a checkpoint fills, any non-graph exception) the oracle could not judge, and says why."""
+    if verdict["ok"] or verdict.get("rule"):
+        return True, None
+    text = f"{verdict.get('error_type')}: {verdict.get('error')}"
+    for pattern, reason in _NOT_JUDGEABLE:
+        if pattern.search(text) and not _GRAPH_WORDS.search(str(verdict.get("error"))):
+            return False, reason
+    if not _GRAPH_WORDS.search(str(verdict.get("error"))):
+        return False, f"megatron-core stopped for a reason that is not about CUDA graphs ({text[:160]})"
+    return True, None
 
 
 def agrees(catalog_errors: set[str], verdict: dict[str, Any]) -> bool:

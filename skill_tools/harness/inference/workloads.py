@@ -170,7 +170,7 @@ def unavailable(w: Workload, installed: Callable[[str, str], str | None] = _inst
                    "core_v0.19.0, Megatron-LM PR #6272)")
     if _fp32_residual_meets_te_fused_norm(w):
         mcore = installed("megatron.core", "megatron-core")
-        if mcore and mcore != "unknown" and not era_for(mcore).has("te_norm_linear_casts_fp32_input"):
+        if mcore and mcore != "unknown" and not era_for(mcore).has("te_norm_casts_fp32_residual"):
             out.append(f"fp32_residual_connection with TE's fused LayerNorm+Linear on megatron-core {mcore}: the "
                        "fp32 stream (embeddings cast at megatron/core/models/common/embeddings/"
                        "language_model_embedding.py:135-136) reaches TELayerNormColumnParallelLinear, which does not "
