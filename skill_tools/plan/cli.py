@@ -1,0 +1,70 @@
+"""The plan's options and output for ``bench --config`` and ``precheck --config`` (one call each)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from skill_tools.errors import EXIT_BAD_INPUT, EXIT_OK
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, precheck: bool = False) -> None:
+    group = parser.add_argument_group("plan (--config FILE: measure the user's own model)")
+    if precheck:
+        group.add_argument("--config", help="a config (launch script, Bridge YAML/recipe, Hydra overrides) or a "
+                                            "Bridge recipe name: plan its own layer shape (no GPU needed)")
+        group.add_argument("--nproc", type=int, default=1, help="GPUs at hand for the plan (default: 1)")
+    else:
+        group.add_argument("--plan-cluster", action="store_true",
+                           help="with --config: print the full-size A/B as your own torchrun/srun or run_script.py "
+                                "jobs, one per variant, and how to read their logs; no GPU")
+    group.add_argument("--layers", type=int, default=4,
+                       help="at most this many layers of the config's shape per run (default: 4)")
+    group.add_argument("--gpu-type", default="h200", help="GPU the plan fits to (h200, h100, b200, a100, gb200)")
+    group.add_argument("--gpu-memory-gb", type=float, help="GPU memory in GB (default: the --gpu-type's)")
+    group.add_argument("--gpus-per-node", type=int, default=8, help="--plan-cluster: GPUs per node (default: 8)")
+
+
+def build_from_args(args: argparse.Namespace):
+    from skill_tools.config.era import resolve_era
+    from skill_tools.plan import build
+
+    era = resolve_era(getattr(args, "mcore_version", None))
+    engine = getattr(args, "engine", "megatron-lm")
+    return build(args.config, gpus=args.nproc, gpu_name=args.gpu_type, capacity_gb=args.gpu_memory_gb,
+                 max_layers=args.layers, engine=engine, era=era), era
+
+
+def print_plan(plan, as_json: bool) -> None:
+    from skill_tools.plan import text
+
+    print(json.dumps(plan.to_dict(), indent=1, default=str) if as_json else text(plan))
+
+
+def run(args: argparse.Namespace) -> int | None:
+    """Print the plan (``--dry-run``, precheck) or the cluster jobs (``--plan-cluster``) for
+    ``--config``; None when the command should go on (no ``--config``). Exit 2 on a refusal."""
+    if getattr(args, "config", None) is None:
+        return None
+    plan, era = build_from_args(args)
+    if getattr(args, "plan_cluster", False):
+        from skill_tools.plan import read_input
+        from skill_tools.plan.cluster import cluster_plan, cluster_text
+
+        cfg = read_input(args.config)[0]
+        if plan.recipe:
+            from skill_tools.plan import recipes
+
+            recipes.fill(cfg, plan.recipe)
+        doc = cluster_plan(cfg, plan, era, gpus_per_node=args.gpus_per_node,
+                           gpu=getattr(args, "gpu_name", "h100"))
+        doc["plan_refusals"] = [r.to_dict() for r in plan.refusals]
+        print(json.dumps(doc, indent=1) if args.json else cluster_text(doc))
+        return EXIT_OK
+    print_plan(plan, args.json)
+    if plan.refused:
+        for r in plan.refusals:
+            print(f"skill-tools: {r.line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK
