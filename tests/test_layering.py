@@ -21,7 +21,7 @@ LAYERS: dict[str, int] = {
     "skill_tools.config": 1,
     "skill_tools.rules": 2, "skill_tools.logs": 2,
     "skill_tools.overrides": 3, "skill_tools.harness": 3,
-    "skill_tools.recommend": 4, "skill_tools.evaluation": 4, "skill_tools.card": 4, "skill_tools.api": 4,
+    "skill_tools.recommend": 4, "skill_tools.plan": 4, "skill_tools.evaluation": 4, "skill_tools.card": 4, "skill_tools.api": 4,
     "skill_tools.card_results": 4, "skill_tools.card_compact": 4, "skill_tools.benchmark_md": 4,
     "skill_tools.skill_card": 4, "skill_tools.skill_md": 1, "skill_tools.plugin_manifest": 4,
     "skill_tools.package_lint": 4, "skill_tools.catalog_lint": 4,

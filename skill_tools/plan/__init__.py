@@ -71,7 +71,7 @@ def build(spec: str | Path, *, gpus: int = 1, gpu_name: str = "h200", capacity_g
         notes.append(f"fp8 ({shape.fp8_recipe}) is kept: the engines render it; on GPUs without fp8 support the "
                      "run fails and is reported as a failed variant")
     if shape.recompute_granularity == "full":
-        notes.append("full recompute is kept: per-layer graphs cannot capture it (recommend proposes full_iteration)")
+        notes.append("full recompute is kept as the config sets it: per-layer graphs cannot capture recomputed layers")
     if cfg.unparsed:
         notes.extend(f"not read: {u}" for u in cfg.unparsed[:10])
     proj = None if fitted.estimate is None or shape.hybrid_layer_pattern else projection(
