@@ -43,6 +43,8 @@ FIELDS = (
     "expert_model_parallel_size", "expert_tensor_parallel_size", "sequence_parallel", "micro_batch_size",
     "global_batch_size", "cuda_graph_impl", "cuda_graph_scope", "fp8", "fp8_recipe",
 )
+#: A recipe resolves only when these are known (the layer shape needs them).
+REQUIRED = ("num_layers", "hidden_size", "num_attention_heads", "seq_length")
 _RECIPE = re.compile(r"^(?P<name>\w+?)_pretrain_config$")
 
 
@@ -53,8 +55,11 @@ def git(git_dir: str, *args: str) -> str:
 
 def literal(node: ast.AST, consts: dict[str, object]):
     """(ok, value): literals, ``F.silu``-style names (as their last part) and module constants."""
-    if isinstance(node, ast.Attribute):
-        return True, node.attr
+    if isinstance(node, ast.Attribute):  # F.silu, torch.nn.functional.gelu: the function's name
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return (True, node.attr) if getattr(root, "id", "") in ("F", "torch", "nn", "functional") else (False, None)
     if isinstance(node, ast.Name):
         return (True, consts[node.id]) if node.id in consts else (False, None)
     if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "field":
@@ -204,7 +209,7 @@ def harvest(git_dir: str, tags: list[str]) -> dict:
             values = {k: {"value": v, "at": f"{tag}:{at}", "from": f"provider {cls}"}
                       for k, (v, at) in (resolved_fields(cls, prov) if cls else {}).items()}
             values.update({k: {"value": v, "at": f"{tag}:{at}", "from": "recipe"} for k, (v, at) in rec["values"].items()})
-            if "num_layers" not in values or "hidden_size" not in values:
+            if any(k not in values or values[k]["value"] is None for k in REQUIRED):
                 continue  # the shape lives only in the Hugging Face config: not resolvable offline
             table[name] = {"tag": tag, "recipe": f"{tag}:{rec['at']}", "function": f"{name}_pretrain_config",
                            "hf_id": rec["hf_id"], "provider": cls,

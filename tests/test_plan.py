@@ -183,3 +183,43 @@ def test_megatron_lm_moe_layer_freq_string_is_read_without_eval(tmp_path):
     plan = build(cfg)
     assert plan.shape.moe_layer_freq == [0, 0, 1, 1, 1, 1, 1, 1]
     assert plan.run_shape.moe_layer_freq == [0, 1, 1, 1]
+
+
+def _schema():
+    import importlib.resources
+
+    return json.loads(importlib.resources.files("skill_tools.schemas").joinpath("plan.schema.json").read_text())
+
+
+@pytest.mark.parametrize("config", [LLAMA, QWEN, SHARED, "qwen3_30b_a3b", "nemotronh_8b"])
+def test_plan_json_matches_its_schema(repo, config):
+    import jsonschema
+
+    doc = json.loads(json.dumps(build(repo / config if "/" in config else config).to_dict(), default=str))
+    jsonschema.validate(doc, _schema())
+
+
+def test_every_recipe_in_the_table_plans_or_is_refused_with_a_reason():
+    """Upstream's own inputs: every Bridge recipe the harvest resolved (49 at v0.3.1-v0.6.0)."""
+    from skill_tools.plan import recipes
+
+    names = recipes.names()
+    assert len(names) >= 40
+    outcomes = {}
+    for name in names:
+        plan = build(name)
+        assert plan.refused or (plan.memory and plan.memory["fits"]), name
+        assert all(r.would_work for r in plan.refusals)
+        outcomes[name] = sorted(r.field for r in plan.refusals)
+    assert outcomes["llama3_8b"] == [] and outcomes["qwen3_30b_a3b"] == []
+    assert "hybrid_layer_pattern" in outcomes["nemotronh_8b"]
+    assert "multi_latent_attention" in outcomes["deepseek_v2_lite"]
+
+
+def test_variants_select_from_the_plan_and_refuse_what_the_model_cannot_run(repo, capsys):
+    assert main(["bench", "--config", str(repo / SHARED), "--dry-run", "--json",
+                 "--variants", "eager,te:attn+moe_router+moe_preprocess"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)["candidates"]] == [
+        "eager", "te:attn+moe_router+moe_preprocess"]
+    assert main(["bench", "--config", str(repo / SHARED), "--dry-run", "--variants", "te:moe"]) == 2
+    assert "drop-and-pad MoE only" in capsys.readouterr().err

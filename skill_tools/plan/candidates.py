@@ -99,3 +99,39 @@ def candidates(cfg: CanonicalConfig, shape: ModelShape, era: Era) -> tuple[list[
             rejected = tuple(sorted({f.rule for f in p.findings if f.severity == "error"}))
         out.append(Candidate(name, impl, key[1], why, rejected))
     return out, notes
+
+
+def parse_variant(name: str) -> tuple[str, tuple[str, ...]]:
+    """``eager`` / ``full_iteration`` / ``local`` / ``te:layer`` / ``te:attn+mlp`` -> (impl, modules)."""
+    if name == "eager":
+        return "none", ()
+    if name in ("full_iteration", "local"):
+        return name, ()
+    if name.startswith("te:"):
+        rest = name[3:]
+        return "transformer_engine", () if rest == "layer" else tuple(m for m in rest.split("+") if m)
+    raise ValueError(f"unknown variant {name!r}: eager, full_iteration, local, te:layer or te:MODULE+MODULE")
+
+
+def select(cands: list[Candidate], names: list[str], cfg: CanonicalConfig, shape: ModelShape,
+           era: Era) -> list[Candidate]:
+    """The variants ``--variants`` names, in its order, eager first; a name the plan did not propose
+    is added as named (ValueError when the model cannot run it)."""
+    from skill_tools.overrides import plan as override_plan
+
+    by_name = {c.name: c for c in cands}
+    out = [by_name.get("eager") or Candidate("eager", "none", (), "baseline")]
+    for name in names:
+        if name == "eager" or any(c.name == name for c in out):
+            continue
+        if name in by_name:
+            out.append(by_name[name])
+            continue
+        impl, modules = parse_variant(name)
+        problem = _unbuildable(impl, modules, shape)
+        if problem:
+            raise ValueError(f"{name}: {problem}")
+        p = override_plan(cfg, impl, list(modules) if impl == "transformer_engine" else [], era)
+        rejected = tuple(sorted({f.rule for f in p.findings if f.severity == "error"}))
+        out.append(Candidate(name, impl, modules, "named by --variants", rejected))
+    return out

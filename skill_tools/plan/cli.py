@@ -36,6 +36,22 @@ def build_from_args(args: argparse.Namespace):
                  max_layers=args.layers, engine=engine, era=era), era
 
 
+def _select(args: argparse.Namespace, plan, era) -> None:
+    from skill_tools.errors import InputError
+    from skill_tools.plan import read_input, recipes
+    from skill_tools.plan.candidates import select
+
+    cfg = read_input(args.config)[0]
+    if plan.recipe:
+        recipes.fill(cfg, plan.recipe)
+    names = [n.strip() for n in args.variants.split(",") if n.strip()]
+    try:
+        plan.candidates = select(plan.candidates, names, cfg, plan.shape, era)
+    except ValueError as exc:
+        raise InputError("--variants", str(exc), hint="the plan's candidates: "
+                         + ", ".join(c.name for c in plan.candidates)) from None
+
+
 def print_plan(plan, as_json: bool) -> None:
     from skill_tools.plan import text
 
@@ -48,6 +64,8 @@ def run(args: argparse.Namespace) -> int | None:
     if getattr(args, "config", None) is None:
         return None
     plan, era = build_from_args(args)
+    if getattr(args, "variants", None):
+        _select(args, plan, era)
     if getattr(args, "plan_cluster", False):
         from skill_tools.plan import read_input
         from skill_tools.plan.cluster import cluster_plan, cluster_text
