@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Inference decode graphs beyond the dense GPT, in one GPU session of at most 8 minutes:
-# for each workload of skill_tools/harness/inference_workloads.py (Mamba hybrid, hybrid attention+MoE
+# for each workload of skill_tools/harness/inference/workloads.py (Mamba hybrid, hybrid attention+MoE
 # with shared experts, MoE with shared experts + fp32 expert bias, fp32 residual stream):
 #   pass 1: eager, eager padded to the graph buckets (same-shape parity control), layer and block
 #           decode graphs, batch 1-64;
@@ -15,7 +15,7 @@ PY=${PYTHON:-python}
 BUDGET_S=${BUDGET_S:-450}       # stop starting new passes after this many seconds
 VARIANT_TIMEOUT_S=${VARIANT_TIMEOUT_S:-100}
 BATCHES=${BATCHES:-1,2,4,8,16,32,64}
-COMMON=(--batch-sizes "$BATCHES" --decode-tokens 16 --trials 2 --timeout-s "$VARIANT_TIMEOUT_S" --out "$OUT")
+COMMON=(--batch-sizes "$BATCHES" --decode-tokens 16 --trials 2 --timeout "$VARIANT_TIMEOUT_S" --out "$OUT")
 WORKLOADS=(tiny-moe-shared tiny-hybrid-moe tiny-hybrid tiny-fp32-residual)
 # Workloads the checks refuse from the source (inference_workloads.unavailable) but that are run once
 # anyway, briefly, to observe the failure on the hardware: eager and block at two batch sizes.
@@ -44,14 +44,14 @@ for w in "${WORKLOADS[@]}"; do
   if [ "$(left)" -lt 60 ]; then echo "[hybrid-bench] budget spent: skipping $w" | tee -a "$OUT/skipped.txt"; continue; fi
   if [[ " $RUN_REFUSED " == *" $w "* ]]; then
     echo "[hybrid-bench] $w: refused by the checks, run once to observe ($(left) s left)"
-    "$PY" -m skill_tools.harness.inference_runner --workload "$w" --run-refused --inference-scope none,block \
-      --no-same-shape-eager --batch-sizes 1,8 --decode-tokens 16 --trials 1 --timeout-s "$VARIANT_TIMEOUT_S" \
+    "$PY" -m skill_tools bench --mode inference --workload "$w" --run-refused --inference-scope none,block \
+      --no-same-shape-eager --batch-sizes 1,8 --decode-tokens 16 --trials 1 --timeout "$VARIANT_TIMEOUT_S" \
       --out "$OUT" > "$OUT/$w.stdout" 2> "$OUT/$w.stderr"
     echo "[hybrid-bench] $w: exit $? ($(tail -n 1 "$OUT/$w.stderr"))"
     continue
   fi
   echo "[hybrid-bench] $w: eager/layer/block ($(left) s left)"
-  "$PY" -m skill_tools.harness.inference_runner --workload "$w" --inference-scope none,layer,block "${COMMON[@]}" \
+  "$PY" -m skill_tools bench --mode inference --workload "$w" --inference-scope none,layer,block "${COMMON[@]}" \
     > "$OUT/$w.stdout" 2> "$OUT/$w.stderr"
   echo "[hybrid-bench] $w: exit $? ($(tail -n 1 "$OUT/$w.stderr"))"
 done
@@ -61,12 +61,12 @@ for w in "${WORKLOADS[@]}"; do
   if grep -q '"status": "unavailable"' "$OUT"/*-inference-"$w"-unmeasured.json 2>/dev/null; then continue; fi
   if [ "$(left)" -lt 70 ]; then echo "[hybrid-bench] budget spent: no batch-invariant pass for $w" | tee -a "$OUT/skipped.txt"; continue; fi
   echo "[hybrid-bench] $w: batch-invariant eager vs block ($(left) s left)"
-  "$PY" -m skill_tools.harness.inference_runner --workload "$w" --inference-scope none --batch-invariant-scopes block \
+  "$PY" -m skill_tools bench --mode inference --workload "$w" --inference-scope none --batch-invariant-scopes block \
     --batch-invariant-only --name "$(date -u +%F)-inference-$w-batch-invariant-h200" \
-    --batch-sizes 1,4,16,64 --decode-tokens 16 --trials 1 --timeout-s "$VARIANT_TIMEOUT_S" --out "$OUT" \
+    --batch-sizes 1,4,16,64 --decode-tokens 16 --trials 1 --timeout "$VARIANT_TIMEOUT_S" --out "$OUT" \
     > "$OUT/$w-batch-invariant.stdout" 2> "$OUT/$w-batch-invariant.stderr"
   echo "[hybrid-bench] $w batch-invariant: exit $?"
 done
 
 echo "[hybrid-bench] done in $((SECONDS - START)) s; summary:"
-"$PY" -m skill_tools.harness.inference_summary "$OUT"
+"$PY" -m skill_tools bench --summary "$OUT"

@@ -40,11 +40,13 @@ GPU_PLAN = dict(size="tiny", steps=6, warmup_steps=3, settle_steps=1, profile_st
 
 
 def _gpu_run(tmp_path_factory, label: str, workload: str, stream: str, names: tuple[str, ...]) -> dict:
+    from skill_tools.harness.engines.proxy import cli as proxy_cli
     from skill_tools.harness.runner import run_variants
     from skill_tools.harness.spec import named_variant
 
     specs = [named_variant(n, workload=workload, capture_stream=stream, **GPU_PLAN) for n in names]
-    doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp(label), timeout_s=240, progress=False)
+    doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp(label), timeout_s=240, progress=False,
+                       run=proxy_cli.run_one, workload=proxy_cli.workload_record(specs[0], 1))
     return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
 
 
@@ -74,19 +76,16 @@ def droppad_shared_run(tmp_path_factory):
 
 def _mlm_run(tmp_path_factory, label: str, workload: str, names: tuple[str, ...]) -> dict:
     """One interleaved run of Megatron-LM's own pretrain() (engine megatron-lm), installed wheel."""
-    from functools import partial
-
     from skill_tools.config.era import resolve_era
-    from skill_tools.harness import real_loop
+    from skill_tools.harness.engines import get
     from skill_tools.harness.runner import run_variants
     from skill_tools.harness.spec import named_variant
 
-    era = resolve_era(None)
-    run = partial(real_loop.run_one, era=era, training=real_loop.locate_training(None, era))
-    specs = [named_variant(n, engine="megatron-lm", workload=workload, capture_stream="default", **GPU_PLAN)
+    engine = get("megatron-lm")
+    specs = [named_variant(n, engine=engine.name, workload=workload, capture_stream="default", **GPU_PLAN)
              for n in names]
     doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp(label), timeout_s=300, progress=False,
-                       run=run)
+                       run=engine.runner(resolve_era(None)), workload=engine.workload_record(specs[0], 1))
     return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
 
 
@@ -106,10 +105,8 @@ def bridge_dense_run(tmp_path_factory):
     """One interleaved run of Megatron Bridge's own pretrain() (engine bridge); skipped where
     megatron.bridge does not import (it needs Transformer Engine and the wheels of
     benchmarks/stage-bridge-gpu.sh)."""
-    from functools import partial
-
     from skill_tools.config.era import resolve_era
-    from skill_tools.harness import bridge_loop
+    from skill_tools.harness.engines import get
     from skill_tools.harness.runner import run_variants
     from skill_tools.harness.spec import named_variant
     from skill_tools.rules.bridge_oracle import availability
@@ -117,11 +114,12 @@ def bridge_dense_run(tmp_path_factory):
     ok, why = availability()
     if not ok:
         pytest.skip(f"Bridge: {why}")
-    era = resolve_era(None)
-    specs = [named_variant(n, engine="bridge", workload="dense", capture_stream="default", **GPU_PLAN)
+    engine = get("bridge")
+    specs = [named_variant(n, engine=engine.name, workload="dense", capture_stream="default", **GPU_PLAN)
              for n in ("eager", "te:attn+mlp", "full_iteration", "full_iteration:local-spelling")]
     doc = run_variants(specs, trials=1, out_dir=tmp_path_factory.mktemp("bridge-dense"), timeout_s=400,
-                       progress=False, run=partial(bridge_loop.run_one, era=era))
+                       progress=False, run=engine.runner(resolve_era(None)),
+                       workload=engine.workload_record(specs[0], 1))
     return {v["name"]: v for v in doc["variants"]} | {"_doc": doc}
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from skill_tools.config.era import resolve_era
-from skill_tools.harness import bridge_loop
+from skill_tools.harness.engines.bridge import cli as bridge_loop
+from skill_tools.harness.engines.framework_run import first_measured, train_iters
+from skill_tools.harness.records import Sidecar
 from skill_tools.harness.spec import named_variant
 from skill_tools.rules import bridge_oracle
 
@@ -110,16 +112,16 @@ def _bridge_log(iters: int, *, graph: bool) -> str:
 
 def test_log_to_result_in_bridges_format(tmp_path):
     spec = _spec("full_iteration")
-    total = bridge_loop.real_loop.train_iters(spec)
+    total = train_iters(spec)
     log = tmp_path / "run.log"
     log.write_text(_bridge_log(total, graph=True))
-    first = bridge_loop.real_loop.first_measured(spec)
+    first = first_measured(spec)
     sidecar = {"ok": True, "phase": "done", "captures": 1,
                "iterations": [{"cuda_ms": 6.5, "replays": 1 if i >= first - 1 else 0, "captures": 0}
                               for i in range(total)],
                "versions": {"megatron_bridge": "0.6.2"}, "teardown": {"called": True}}
     overrides = bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, resolve_era("0.19.2"))
-    rec = bridge_loop.worker_from_log(spec, log, sidecar, overrides)
+    rec = bridge_loop.worker_from_log(spec, log, Sidecar.from_dict(sidecar), overrides)
     assert rec["engine"] == "bridge" and rec["ok"] and rec["captured"] and rec["replayed"]
     assert rec["iterations_logged"] == total and rec["raw_step_ms"] == [7.0] * spec.steps
     assert rec["teardown_observed"] and rec["bridge_version"] == "0.6.2" and rec["overrides"] == overrides
@@ -146,7 +148,7 @@ def test_overrides_apply_through_bridges_own_path():
     spec = _spec("full_iteration:local-spelling")
     overrides = bridge_loop.model_overrides(spec) + bridge_loop.graph_overrides(spec, resolve_era())
     cfg = process_config_with_overrides(tiny_gpt_recipe(), cli_overrides=overrides)
-    assert cfg.model.num_layers == 4 and cfg.model.hidden_size == 512 and cfg.train.train_iters == bridge_loop.real_loop.train_iters(spec)
+    assert cfg.model.num_layers == 4 and cfg.model.hidden_size == 512 and cfg.train.train_iters == train_iters(spec)
     assert cfg.model.cuda_graph_impl == "local" and cfg.rerun_state_machine.check_for_nan_in_loss is False
     assert cfg.model.use_te_rng_tracker is True
 
@@ -156,11 +158,11 @@ def test_results_aggregation_keeps_bridge_fields(tmp_path):
     from skill_tools.harness.results import aggregate_variant
 
     spec = _spec("full_iteration")
-    total = bridge_loop.real_loop.train_iters(spec)
+    total = train_iters(spec)
     log = tmp_path / "run.log"
     log.write_text(_bridge_log(total, graph=True))
     sidecar = {"ok": True, "captures": 1, "iterations": [{"cuda_ms": 6.5, "replays": 1, "captures": 0}] * total}
-    rec = bridge_loop.worker_from_log(spec, log, sidecar, ["model.cuda_graph_impl=full_iteration"])
+    rec = bridge_loop.worker_from_log(spec, log, Sidecar.from_dict(sidecar), ["model.cuda_graph_impl=full_iteration"])
     entry = aggregate_variant(spec.to_dict(), [{"worker": rec, "isolation": {"ok": True}}], None)
     assert entry["error_class"] is None and entry["captured"] and entry["replayed"]
     assert entry["teardown_observed"] is True and entry["overrides"] == ["model.cuda_graph_impl=full_iteration"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skill_tools.card import ResultsFile, classify, render_benchmark
+from skill_tools.package.card import ResultsFile, classify, render_benchmark
 
 
 def test_precheck_and_differential_files_are_classified_and_rendered():

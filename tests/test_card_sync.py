@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skill_tools.card import (
+from skill_tools.package.card import (
     expected_metric_change,
     load_results,
     measured_results,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skill_tools.card import sync
-from skill_tools.package_lint import check_card
+from skill_tools.package.card import sync
+from skill_tools.package.package_lint import check_card
 
 REPO = Path(__file__).resolve().parent.parent
 CARD = yaml.safe_load((REPO / "card.yaml").read_text(encoding="utf-8"))

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_tools.card import sync
-from skill_tools.skill_card import HEADINGS
-from skill_tools.skill_md import frontmatter
+from skill_tools.package.card import sync
+from skill_tools.package.skill_card import HEADINGS
+from skill_tools.package.skill_md import frontmatter
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = (REPO / "BENCHMARK.md").read_text(encoding="utf-8")

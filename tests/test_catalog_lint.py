@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_tools.catalog_lint import BODY_TOKEN_GUIDELINE, check_signature
+from skill_tools.package.catalog_lint import BODY_TOKEN_GUIDELINE, check_signature
 from skill_tools.cli import main
-from skill_tools.package_lint import lint
+from skill_tools.package.lint import lint
 
 SKILL = """---
 name: demo-skill

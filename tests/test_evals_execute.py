@@ -11,7 +11,7 @@ from skill_tools.config.era import era_for
 from skill_tools.evaluation.execute import Executor
 from skill_tools.evaluation.score import score_all
 from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
-from skill_tools.harness.real_loop import Training
+from skill_tools.harness.engines.megatron_lm.cli import Training
 
 from conftest import REPO  # noqa: F401  (the repository root fixture module)
 
@@ -138,7 +138,7 @@ def test_no_gpu_skips(taskset, tmp_path):
 
 def test_dry_run_json_lists_the_exact_megatron_lm_flags(tmp_path, monkeypatch, capsys):
     from skill_tools.cli import main
-    from skill_tools.harness import real_loop
+    from skill_tools.harness.engines.megatron_lm import cli as real_loop
 
     monkeypatch.setattr(real_loop, "locate_training", lambda path, era: WHEEL)
     answers = tmp_path / "a.jsonl"

@@ -124,5 +124,5 @@ def test_schema_errors_name_the_place_and_fit_a_standalone_file(tmp_path, doc, n
 
 
 def test_lint_reads_the_list_layout_through_the_shared_loader():
-    from skill_tools.package_lint import check_evals
+    from skill_tools.package.package_lint import check_evals
     assert check_evals(REPO, "megatron-cuda-graphs") == []

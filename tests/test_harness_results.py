@@ -10,6 +10,7 @@ from skill_tools.errors import InputError
 from skill_tools.harness.precheck import predict, predict_from_results
 from skill_tools.harness.report import markdown, plot, write_outputs
 from skill_tools.harness.results import load_results, validate_results
+from skill_tools.harness.engines.proxy import cli as proxy_cli
 from skill_tools.harness.runner import run_variants
 from skill_tools.harness.spec import named_variant
 
@@ -45,7 +46,8 @@ def _fake_run(spec, trial, out_dir, timeout_s):
 @pytest.fixture
 def doc(tmp_path):
     specs = [named_variant(n) for n in ("eager", "full_iteration", "local")]
-    return run_variants(specs, trials=2, out_dir=tmp_path, progress=False, run=_fake_run)
+    return run_variants(specs, trials=2, out_dir=tmp_path, progress=False, run=_fake_run,
+                        workload=proxy_cli.workload_record(specs[0], 2))
 
 
 def test_schema_fields_and_aggregation(doc):
@@ -121,7 +123,7 @@ def test_bench_refuses_unrunnable_before_gpu(capsys):
     from skill_tools.cli import main
 
     assert main(["bench", "--workload", "dense", "--impl", "transformer_engine", "--scope", "moe"]) == 2
-    assert "dense proxy" in capsys.readouterr().err
+    assert "dense workload" in capsys.readouterr().err
 
 
 def test_bridge_cmd_pair(capsys):
@@ -140,13 +142,13 @@ def test_execute_config_refuses_unrunnable_and_needs_a_gpu(tmp_path, monkeypatch
 
     from skill_tools.config.model import CanonicalConfig
     from skill_tools.errors import NoGpuError
-    from skill_tools.harness.runner import execute_config
+    from skill_tools.harness.engines.proxy.cli import execute_config
 
     cfg = CanonicalConfig(source="c.yaml")
     cfg.set("rng.te_rng_tracker", True)
     cfg.set("model.cuda_graph_impl", "transformer_engine")
     cfg.set("model.cuda_graph_modules", ["moe_router"])
-    with pytest.raises(InputError, match="dense proxy"):
+    with pytest.raises(InputError, match="dense workload"):
         execute_config(cfg, workload="dense", cache_dir=tmp_path)
     cfg.set("model.cuda_graph_modules", ["attn"])
     monkeypatch.setattr(shutil, "which", lambda name: None)
@@ -158,7 +160,7 @@ def test_execute_config_answers_from_cache_without_gpu(tmp_path, monkeypatch):
     import shutil
 
     from skill_tools.config.model import CanonicalConfig
-    from skill_tools.harness.runner import ExecutionResult, execute_config, execution_spec
+    from skill_tools.harness.engines.proxy.cli import ExecutionResult, execute_config, execution_spec
 
     cfg = CanonicalConfig(source="c.yaml")
     cfg.set("rng.te_rng_tracker", True)
@@ -179,7 +181,7 @@ def test_illegal_config_is_refused_before_any_gpu_time(tmp_path, monkeypatch):
 
     pytest.importorskip("skill_tools.rules.engine")
     from skill_tools.config.model import CanonicalConfig
-    from skill_tools.harness.runner import execute_config
+    from skill_tools.harness.engines.proxy.cli import execute_config
 
     calls = []
     monkeypatch.setattr(shutil, "which", lambda name: calls.append(name))
@@ -210,7 +212,7 @@ def test_bench_dry_run_lists_checked_variants_without_gpu(capsys, monkeypatch):
 
 def test_worker_resolves_auto_capture_stream_from_the_installed_torch(monkeypatch):
     torch = pytest.importorskip("torch")
-    from skill_tools.harness.worker import resolve_capture_stream
+    from skill_tools.harness.engines.proxy.gpu import resolve_capture_stream
 
     assert resolve_capture_stream("shared") == "shared" and resolve_capture_stream("default") == "default"
     monkeypatch.setattr(torch.autograd.graph, "set_override_stale_capture_stream", lambda *a: None, raising=False)
@@ -243,7 +245,7 @@ def test_capturable_control_is_not_the_baseline_and_loss_pairs_locate_the_differ
     specs = [named_variant(n) for n in losses]
     # The control listed first must still not become the baseline.
     doc = run_variants([specs[1], specs[0], *specs[2:]], trials=1, out_dir=tmp_path, progress=False,
-                       run=_losses_run(losses))
+                       run=_losses_run(losses), workload=proxy_cli.workload_record(specs[1], 1))
     by = {v["name"]: v for v in doc["variants"]}
     assert by["eager+capturable-adam"]["capturable_optimizer"] and not by["eager"]["capturable_optimizer"]
     assert by["eager+capturable-adam"]["loss_max_abs_delta"] == pytest.approx(0.003)

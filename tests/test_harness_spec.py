@@ -7,7 +7,7 @@ import pytest
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 from skill_tools.harness.spec import (
-    NAMED, VariantSpec, config_of, named_variant, proxy_notes, proxy_problem, spec_from_config,
+    NAMED, VariantSpec, config_of, named_variant, proxy_notes, workload_problem, spec_from_config,
 )
 
 
@@ -51,7 +51,7 @@ def test_eager_config_maps_to_eager():
     ("inline", (), "dense", "not a training graph"),
 ])
 def test_unrunnable_says_why(impl, modules, workload, needle):
-    problem = proxy_problem(impl, modules, workload)
+    problem = workload_problem(impl, modules, workload)
     assert problem is not None and needle in problem.reason
 
 
@@ -62,7 +62,7 @@ def test_unrunnable_config_raises_input_error_with_reason():
 
 
 def test_drop_and_pad_moe_scope_runs():
-    assert proxy_problem("transformer_engine", ("moe",), "moe_droppad") is None
+    assert workload_problem("transformer_engine", ("moe",), "moe_droppad") is None
 
 
 def test_spec_json_roundtrip_and_digest_changes_with_plan():
@@ -87,7 +87,7 @@ def test_config_of_is_era_correct():
 def test_every_named_variant_runs_somewhere():
     for name in NAMED:
         spec = named_variant(name)
-        assert any(proxy_problem(spec.impl, spec.modules, w) is None for w in ("dense", "moe", "moe_droppad")), name
+        assert any(workload_problem(spec.impl, spec.modules, w) is None for w in ("dense", "moe", "moe_droppad")), name
 
 
 def test_proxy_notes_name_what_the_proxy_does_not_reproduce():

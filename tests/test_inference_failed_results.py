@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_tools.harness import inference_runner as R
+from skill_tools.harness.inference import runner as R
 from skill_tools.harness.isolation import classify
 from skill_tools.logs.parse import parse_path
 from skill_tools.logs.verdict import build

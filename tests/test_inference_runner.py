@@ -10,7 +10,10 @@ import pytest
 
 from skill_tools.config.era import era_for
 from skill_tools.errors import InputError
-from skill_tools.harness import inference_runner as R
+from skill_tools.harness.inference import parity as P
+from skill_tools.harness.inference import report as RP
+from skill_tools.harness.inference import results as RS
+from skill_tools.harness.inference import runner as R
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 
@@ -115,7 +118,7 @@ def test_dry_run_prints_the_plan(capsys):
     assert R.run_inference_bench(_args(dry_run=True, inference_scope="layer")) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["scopes"] == ["none", "layer"] and plan["workload"] == "tiny-gpt"
-    assert plan["runs"] == ["none", R.SAME_SHAPE_EAGER, "layer"] and plan["same_shape_eager"]
+    assert plan["runs"] == ["none", RS.SAME_SHAPE_EAGER, "layer"] and plan["same_shape_eager"]
     assert plan["variants"][1]["values"] == {"model.cuda_graph_impl": "local",
                                              "model.inference_cuda_graph_scope": "layer"}
 
@@ -126,13 +129,13 @@ def test_dry_run_prints_the_plan(capsys):
 def test_dry_run_without_the_same_shape_control(capsys):
     assert R.run_inference_bench(_args(dry_run=True, json=False, no_same_shape_eager=True)) == 0
     out = capsys.readouterr().out
-    assert out.startswith("would run none, block ×") and R.SAME_SHAPE_EAGER not in out
+    assert out.startswith("would run none, block ×") and RS.SAME_SHAPE_EAGER not in out
 
 
 def test_speedup_parity_and_replay_counts():
     bad = {1: TOKENS[1], 4: [TOKENS[4][0], [1, 2, 7, 4], *TOKENS[4][2:]]}
     raw = {"none": _raw("none", 10.0, TOKENS), "block": _raw("block", 2.0, bad, graphs=4)}
-    variants = {v["name"]: v for v in R.build_variants(raw)}
+    variants = {v["name"]: v for v in RS.build_variants(raw)}
     b1 = variants["block-b1"]
     assert b1["decode_steps"] == 14 and b1["decode_steps_graph_replayed"] == 14
     assert b1["speedup_vs_eager"]["ci95_low"] <= 5.0 <= b1["speedup_vs_eager"]["ci95_high"] + 0.05
@@ -148,12 +151,12 @@ def test_same_shape_eager_control_separates_replay_from_shape_rounding(tmp_path)
     """Graph tokens differ from plain eager but equal eager padded to the graph buckets: the
     difference is the padded shape, not replay, and the verdict says so."""
     shifted = {1: TOKENS[1], 4: [TOKENS[4][0], [1, 2, 7, 4], *TOKENS[4][2:]]}
-    raw = {"none": _raw("none", 10.0, TOKENS), R.SAME_SHAPE_EAGER: _raw("none", 10.5, shifted),
+    raw = {"none": _raw("none", 10.0, TOKENS), RS.SAME_SHAPE_EAGER: _raw("none", 10.5, shifted),
            "block": _raw("block", 2.0, shifted, graphs=4)}
-    raw[R.SAME_SHAPE_EAGER]["workload"]["decode_padding"] = "graph buckets"
-    result = R.assemble(raw, [], "2026-12-02")
+    raw[RS.SAME_SHAPE_EAGER]["workload"]["decode_padding"] = "graph buckets"
+    result = RS.assemble(raw, [], "2026-12-02")
     by = {v["name"]: v for v in result["variants"]}
-    control = by[f"{R.SAME_SHAPE_EAGER}-b4"]
+    control = by[f"{RS.SAME_SHAPE_EAGER}-b4"]
     assert control["inference_scope"] == "none" and control["decode_padding"] == "graph buckets"
     assert control["tokens_match_eager"] is False and "tokens_match_same_shape_eager" not in control
     assert by["block-b4"]["tokens_match_eager"] is False
@@ -161,31 +164,31 @@ def test_same_shape_eager_control_separates_replay_from_shape_rounding(tmp_path)
     assert by["none-b4"]["decode_padding"] == "token rounder"
     assert result["all_graphed_tokens_match_eager"] is False
     assert result["all_graphed_tokens_match_same_shape_eager"] is True
-    md = R.render_markdown(result)
+    md = RP.render_markdown(result)
     assert "| none (graph shapes) | 4 |" in md and "same shape: yes" in md
     assert "Every graphed variant matches it: yes." in md
     # A replay error shows up against the same-shape control too.
     raw["block"] = _raw("block", 2.0, TOKENS | {4: [[0, 0, 0, 0]] * 4}, graphs=4)
-    assert R.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is False
+    assert RS.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is False
     # Without the control the verdict is unknown, not True.
-    del raw[R.SAME_SHAPE_EAGER]
-    assert R.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is None
+    del raw[RS.SAME_SHAPE_EAGER]
+    assert RS.assemble(raw, [], "2026-12-02")["all_graphed_tokens_match_same_shape_eager"] is None
 
 
 def test_worker_args_of_the_same_shape_control():
-    argv = R.worker_args(R.SAME_SHAPE_EAGER, [1, 4], 8, 1, 1, "tiny-gpt", Path("x.json"))
+    argv = R.worker_args(RS.SAME_SHAPE_EAGER, [1, 4], 8, 1, 1, "tiny-gpt", Path("x.json"))
     assert argv[:2] == ["--scope", "none"] and argv[-1] == "--eager-graph-shapes"
     assert "--eager-graph-shapes" not in R.worker_args("block", [1], 8, 1, 1, "tiny-gpt", Path("x.json"))
 
 
 def test_first_mismatch_on_length_difference():
-    assert R.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
-    assert R.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")
+    assert P.first_mismatch([[1, 2]], [[1, 2, 3]]) == {"request": 0, "position": 2, "eager": None, "graphed": 3}
+    assert P.first_mismatch([[1]], [[1], [2]])["reason"].startswith("2 outputs")
 
 
 def test_shape_sensitivity_finds_batch_dependent_tokens():
     toks = {1: [[5, 6, 7, 8]], 4: [[5, 6, 0, 8], [1, 2, 3, 4], [9, 9, 9, 9], [0, 1, 0, 1]]}
-    sens = R.shape_sensitivity({"block": _raw("block", 2.0, toks, graphs=4), "none": _raw("none", 9.0, TOKENS)})
+    sens = RS.shape_sensitivity({"block": _raw("block", 2.0, toks, graphs=4), "none": _raw("none", 9.0, TOKENS)})
     assert sens["none"] == []
     assert sens["block"] == [{"request": 0, "batch_size": 4, "vs_batch_size": 1, "position": 2}]
 
@@ -193,7 +196,7 @@ def test_shape_sensitivity_finds_batch_dependent_tokens():
 def test_falloff_reports_first_peak_and_thresholds():
     vs = [{"inference_scope": "block", "batch_size": b, "speedup_vs_eager": {"point": p}}
           for b, p in ((1, 10.0), (8, 6.0), (32, 4.5), (128, 1.5))]
-    assert R.falloff(vs)["block"] == {"first_batch": 1, "first_speedup": 10.0, "peak_speedup": 10.0,
+    assert RS.falloff(vs)["block"] == {"first_batch": 1, "first_speedup": 10.0, "peak_speedup": 10.0,
                                       "below_half_at": 32, "below_2x_at": 128}
 
 
@@ -207,11 +210,11 @@ def test_capture_seconds_from_mcore_log_line(tmp_path):
 def test_outputs_json_and_markdown(tmp_path):
     raw = {"none": _raw("none", 10.0, TOKENS), "layer": _raw("layer", 3.0, TOKENS, graphs=8),
            "block": _raw("block", 2.0, TOKENS, graphs=4)}
-    result = R.assemble(raw, [], "2026-12-02")
-    paths = R.write_outputs(result, tmp_path)
+    result = RS.assemble(raw, [], "2026-12-02")
+    paths = RP.write_outputs(result, tmp_path)
     assert Path(paths["json"]).name == "2026-12-02-inference-h200.json"
     doc = json.loads(Path(paths["json"]).read_text())
-    assert doc["kind"] == "inference" and doc["schema_version"] == R.SCHEMA_VERSION
+    assert doc["kind"] == "inference" and doc["schema_version"] == RS.SCHEMA_VERSION
     assert doc["all_graphed_tokens_match_eager"] is True
     md = Path(paths["md"]).read_text()
     assert "| block | 4 |" in md and "| layer | 1 |" in md and "Fall-off, block scope" in md
@@ -247,7 +250,7 @@ def test_committed_results_follow_the_schema(name):
             assert v["captured"] and v["decode_steps_graph_replayed"] == v["decode_steps"]
     # Measured with the same-shape eager control: every graphed token equals eager at equal shapes.
     assert doc["all_graphed_tokens_match_same_shape_eager"] is True
-    assert any(v["name"].startswith(R.SAME_SHAPE_EAGER) for v in doc["variants"])
+    assert any(v["name"].startswith(RS.SAME_SHAPE_EAGER) for v in doc["variants"])
 
 
 # ------------------------------------------------------------------------------ parity definitions
@@ -264,21 +267,21 @@ def test_batch_invariant_runs_compare_with_batch_invariant_eager_at_natural_shap
     flipped = {1: [[5, 6, 7, 8]], 4: [[5, 6, 7, 8], [1, 2, 3, 4], [9, 9, 0, 9], [0, 1, 0, 1]]}
     raw = {"none": _raw("none", 10.0, TOKENS), "block": _raw("block", 2.0, flipped, graphs=4),
            "none-batch-invariant": _raw("none", 30.0, flipped), "block-batch-invariant": _raw("block", 9.0, flipped, 4)}
-    result = R.assemble(raw, [], "2026-12-02")
+    result = RS.assemble(raw, [], "2026-12-02")
     bi = next(v for v in result["variants"] if v["name"] == "block-batch-invariant-b4")
     assert bi["batch_invariant"] and bi["inference_scope"] == "block" and bi["tokens_match_eager"] is True
     assert bi["speedup_vs_eager"]["point"] > 3  # against batch-invariant eager (30 ms), not plain eager
     assert result["all_graphed_tokens_match_batch_invariant_eager"] is True
     assert result["all_graphed_tokens_match_eager"] is False  # plain block differs from plain eager
     assert set(result["speedup_falloff"]) == {"block"}  # batch-invariant speed is not reported as fall-off
-    assert "block [batch-invariant]" in R.render_markdown(result)
+    assert "block [batch-invariant]" in RP.render_markdown(result)
 
 
 def test_first_mismatch_carries_the_logprob_deltas():
     eager = _with_logprobs(_raw("none", 10.0, TOKENS))
     graphed = _with_logprobs(_raw("block", 2.0, {1: [[5, 6, 9, 8]], 4: TOKENS[4]}, graphs=4), lp=-0.5)
     graphed["batches"][0]["logprobs"] = [[-0.5, -0.52, -0.7, -0.5]]
-    v = next(v for v in R.assemble({"none": eager, "block": graphed}, [], "d")["variants"] if v["name"] == "block-b1")
+    v = next(v for v in RS.assemble({"none": eager, "block": graphed}, [], "d")["variants"] if v["name"] == "block-b1")
     mm = v["first_mismatch"]
     assert (mm["request"], mm["position"], mm["eager"], mm["graphed"]) == (0, 2, 7, 9)
     assert mm["eager_logprob"] == -0.5 and mm["graphed_logprob"] == -0.7
@@ -296,12 +299,12 @@ def test_batch_invariant_scopes_add_runs_and_worker_flags():
 
 def test_unavailable_workload_writes_a_results_file_that_says_why(tmp_path, monkeypatch, capsys):
     """A Mamba hybrid this machine cannot build: refused with the reasons before any worker starts."""
-    from skill_tools.harness import inference_workloads as IW
+    from skill_tools.harness.inference import workloads as IW
 
     if not IW.unavailable(IW.WORKLOADS["tiny-hybrid"]):
         pytest.skip("this machine can build the Mamba hybrid")
     pytest.importorskip("torch")
-    from skill_tools.harness import inference_worker as W
+    from skill_tools.harness.inference import worker as W
 
     calls = []
 

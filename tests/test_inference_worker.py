@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from skill_tools.harness import inference_worker as W  # noqa: E402
+from skill_tools.harness.inference import engine_setup as ES  # noqa: E402
+from skill_tools.harness.inference import worker as W  # noqa: E402
 
 
 def test_worker_options():
@@ -27,8 +28,8 @@ def test_same_shape_control_is_an_eager_option(capsys):
 
 
 def test_kv_buffer_grows_with_requests():
-    wl = W.WORKLOADS["tiny-gpt"]
-    small, big = W.kv_buffer_gb(wl, 8, 104), W.kv_buffer_gb(wl, 128, 104)
+    wl = ES.WORKLOADS["tiny-gpt"]
+    small, big = ES.kv_buffer_gb(wl, 8, 104), ES.kv_buffer_gb(wl, 128, 104)
     assert big > small >= 0.1
     # 128 requests x 1 block of 256 tokens x 8 layers x K+V x hidden 256 x bf16, doubled
     assert big == pytest.approx(2 * (128 + 8) * 2 * 8 * 256 * 256 * 2 / 1024**3)
@@ -38,8 +39,10 @@ def test_kv_buffer_grows_with_requests():
 @pytest.mark.slow
 def test_graphed_decode_replays_and_matches_eager_at_equal_shapes(tmp_path):
     """End to end through run_isolated: eager, layer and block at batch 1 and 2."""
-    from skill_tools.harness import inference_runner as R
-    from skill_tools.harness.inference_runner import run_inference_bench
+    from skill_tools.harness.inference import report as RP
+    from skill_tools.harness.inference import results as RS
+    from skill_tools.harness.inference import runner as R
+    from skill_tools.harness.inference.runner import run_inference_bench
 
     args = argparse.Namespace(batch_sizes="1,2", decode_tokens=8, inference_scope="none,layer,block", trials=1,
                               json=True, out=tmp_path, workload="dense", timeout=300.0, date="test")
@@ -48,7 +51,7 @@ def test_graphed_decode_replays_and_matches_eager_at_equal_shapes(tmp_path):
     assert not doc["failures"], doc["failures"]
     graphed = [v for v in doc["variants"] if v["inference_scope"] != "none"]
     assert len(graphed) == 4
-    control = [v for v in doc["variants"] if v["name"].startswith(R.SAME_SHAPE_EAGER)]
+    control = [v for v in doc["variants"] if v["name"].startswith(RS.SAME_SHAPE_EAGER)]
     assert len(control) == 2 and all(v["decode_steps_graph_replayed"] == 0 for v in control)
     for v in graphed:
         assert v["captured"] and v["graphs_count"] > 0

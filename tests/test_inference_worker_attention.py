@@ -4,7 +4,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from skill_tools.harness.inference_worker import paged_attn_varlen, paged_attn_with_kvcache  # noqa: E402
+from skill_tools.harness.inference.attention import paged_attn_varlen, paged_attn_with_kvcache  # noqa: E402
 
 
 def _paged(seqs, block_size, heads, dim, gen):

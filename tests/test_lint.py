@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skill_tools.cli import main
-from skill_tools.package_lint import lint
+from skill_tools.package.lint import lint
 
 SKILL = """---
 name: demo-skill

@@ -13,7 +13,8 @@ import pytest
 
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
-from skill_tools.harness import real_loop
+from skill_tools.harness.engines.framework_run import data_parallel, train_iters
+from skill_tools.harness.engines.megatron_lm import cli as real_loop
 from skill_tools.harness.rebuild import rebuild
 from skill_tools.harness.spec import named_variant
 
@@ -79,7 +80,7 @@ def test_every_variant_is_accepted_by_megatron_lms_parser(real_mlm, workload, na
 def test_dense_variants_pass_megatron_lms_full_validation(real_mlm, monkeypatch, name):
     """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
     args, _ = _validated_args(monkeypatch, _flags("dense", name))
-    assert args.train_iters == real_loop.train_iters(named_variant(name, engine="megatron-lm"))
+    assert args.train_iters == train_iters(named_variant(name, engine="megatron-lm"))
 
 
 def test_legacy_flags_use_the_016_spelling():
@@ -204,7 +205,7 @@ def test_parallel_layouts_pass_megatron_lms_full_validation(real_mlm, monkeypatc
     flags = real_loop.run_flags(spec, CURRENT)
     args, calculator = _validated_args(monkeypatch, flags, layout["nproc"])
     assert (args.tensor_model_parallel_size, args.pipeline_model_parallel_size) == (spec.tp, spec.pp)
-    assert args.data_parallel_size == real_loop.data_parallel(spec)
+    assert args.data_parallel_size == data_parallel(spec)
     assert calculator == spec.num_microbatches
     if spec.vpp_layers:
         assert args.virtual_pipeline_model_parallel_size == 4 // (spec.pp * spec.vpp_layers)

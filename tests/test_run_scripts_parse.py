@@ -1,9 +1,9 @@
-"""The GPU run scripts' calls of the inference runner are judged by the runner's own parser.
+"""The GPU run scripts' calls of ``skill-tools bench --mode inference`` are judged by bench's own parser.
 
-A run script is executed once per GPU session; an argument the runner does not take costs that
+A run script is executed once per GPU session; an argument bench does not take costs that
 session's pass (``--name`` was one). Here the script runs for real with ``PYTHON`` set to a wrapper
-that adds ``--dry-run`` to every ``skill_tools.harness.inference_runner`` call, so the runner's
-argparse and its pre-GPU checks see exactly the command lines the script builds.
+that adds ``--dry-run`` to every ``skill_tools bench --mode inference`` call, so bench's argparse
+and its pre-GPU checks see exactly the command lines the script builds.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def test_hybrid_inference_script_calls_parse(tmp_path):
     wrapper = tmp_path / "py"
     wrapper.write_text(
         "#!/usr/bin/env bash\n"
-        'if [[ " $* " == *" skill_tools.harness.inference_runner "* ]]; then\n'
+        'if [[ " $* " == *" skill_tools bench --mode inference "* ]]; then\n'
         f'  "{sys.executable}" "$@" --dry-run >/dev/null 2>"$0.err"; rc=$?\n'
         f'  echo "$rc $*" >> "{calls}"; cat "$0.err" >&2; exit $rc\n'
         "fi\n"
@@ -34,6 +34,6 @@ def test_hybrid_inference_script_calls_parse(tmp_path):
     lines = calls.read_text().splitlines() if calls.exists() else []
     assert lines, proc.stdout + proc.stderr
     bad = [line for line in lines if not line.startswith("0 ")]
-    assert not bad, "runner calls the runner's parser refuses:\n" + "\n".join(bad) + "\n" + proc.stderr[-2000:]
+    assert not bad, "bench calls bench's parser refuses:\n" + "\n".join(bad) + "\n" + proc.stderr[-2000:]
     # the batch-invariant pass is among them (it was the call that failed on the GPU)
     assert any("--batch-invariant-only" in line for line in lines)

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from skill_tools.errors import EXIT_OK, InputError
-from skill_tools.harness.inference_workloads import ALIASES, WORKLOADS
+from skill_tools.harness import engines
+from skill_tools.harness.inference.workloads import ALIASES, WORKLOADS
 
 SIZES = ("tiny", "small", "medium", "large")
 TRAINING_WORKLOADS = ("dense", "moe", "moe_droppad")
@@ -22,10 +23,7 @@ INFERENCE_ONLY = tuple(w for w in WORKLOADS if w not in ALIASES.values())
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("training", "inference"), default="training",
                         help="training step graphs (default) or inference decode graphs")
-    parser.add_argument("--engine", choices=("megatron-lm", "bridge", "proxy"), default="megatron-lm",
-                        help="megatron-lm (default): Megatron-LM's own pretrain() with the rendered flags; "
-                             "bridge: Megatron Bridge's own pretrain() with the rendered Hydra overrides; "
-                             "proxy: the harness's own MCore loop, a capture micro-benchmark (not user behaviour)")
+    parser.add_argument("--engine", choices=engines.names(), default=engines.DEFAULT, help=engines.help_text())
     parser.add_argument("--megatron-lm", metavar="PATH",
                         help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
                              "(needed for 0.16-0.17, whose wheels lack megatron.training)")
@@ -53,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--same-stream", action="store_true", help="the same as --capture-stream shared")
     parser.add_argument("--steps", type=int, default=30, help="measured steps per trial (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="eager steps before capture (default: 3)")
-    parser.add_argument("--trials", type=int, default=2, help="interleaved trials per variant (default: 2)")
+    parser.add_argument("--trials", type=int, help="interleaved trials per variant (default: 2 training, 3 inference)")
     parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) per variant (torchrun)")
     parser.add_argument("--tp", type=int, default=1, help="engine megatron-lm: tensor-parallel size")
     parser.add_argument("--pp", type=int, default=1, help="engine megatron-lm: pipeline-parallel size")
@@ -62,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ep", type=int, default=1, help="engine megatron-lm: expert-parallel size (MoE workloads)")
     parser.add_argument("--microbatches", type=int, default=1,
                         help="micro-batches per step and data-parallel rank (PP needs several to fill the pipeline)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds before a variant counts as hung")
+    parser.add_argument("--timeout", type=float,
+                        help="seconds before a variant counts as hung (default: 300 training, 540 inference)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
     parser.add_argument("--name", help="results file stem (default: <date>-training-<workload>-<size>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -84,84 +83,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-recipe", default="llama3_8b", help="for --bridge-cmd: -mr/--model_recipe_name")
     parser.add_argument("--gpu-name", default="h100", help="for --bridge-cmd: -g/--gpu")
     parser.add_argument("--num-gpus", type=int, default=8, help="for --bridge-cmd: -ng/--num_gpus")
-    # inference pass-through (read by skill_tools.harness.inference_runner)
-    parser.add_argument("--batch-sizes", default="1,2,4,8", help="inference: decode batch sizes")
-    parser.add_argument("--decode-tokens", type=int, default=64, help="inference: tokens decoded per request")
-    parser.add_argument("--inference-scope", default="none,layer,block",
-                        help="inference: inference_cuda_graph_scope values to compare")
-    parser.add_argument("--no-same-shape-eager", action="store_true",
-                        help="inference: skip the eager control padded to the graphs' batch buckets "
-                             "(it separates replay errors from shape-dependent bf16 rounding)")
+    parser.add_argument("--render", type=Path, metavar="RESULTS.json",
+                        help="write the Markdown table and plot of a results JSON again (training or inference; "
+                             "no GPU)")
+    parser.add_argument("--summary", type=Path, metavar="FOLDER",
+                        help="one line per inference results JSON in FOLDER: speedups and token parity (no GPU)")
+    from skill_tools.harness.inference.runner import add_arguments as inference_arguments
+
+    inference_arguments(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     from skill_tools.plan.cli import add_arguments as add_plan_arguments
 
     add_plan_arguments(parser)
 
 
-def _variant_specs(args: argparse.Namespace):
-    from skill_tools.harness.spec import (
-        DEFAULT_VARIANTS, VariantSpec, named_variant, proxy_notes, spec_from_config, spec_from_intent,
-    )
-    from skill_tools.config.era import GraphIntent
-
-    common = dict(engine=args.engine, workload=args.workload, size=args.size, steps=args.steps,
-                  warmup_steps=args.warmup, nproc=args.nproc, layer_spec=args.layer_spec,
-                  capture_stream="shared" if args.same_stream else args.capture_stream,
-                  num_microbatches=args.microbatches)
-    layout = dict(tp=args.tp, pp=args.pp, ep=args.ep, vpp_layers=args.vpp_layers)
-    if args.engine == "megatron-lm":
-        from skill_tools.harness.real_loop import layout_problem
-
-        problem = layout_problem(args.workload, args.size, args.nproc, args.microbatches, **layout)
-        if problem:
-            raise InputError("--tp/--pp/--ep/--vpp-layers", problem[0], hint=problem[1])
-        common.update(layout)
-    elif any(v not in (1, None) for v in layout.values()):
-        raise InputError("--tp/--pp/--ep/--vpp-layers", "parallel layouts run only with --engine megatron-lm",
-                         hint="drop them, or use --engine megatron-lm")
-    if args.engine in ("megatron-lm", "bridge"):
-        if args.same_stream or args.capture_stream != "auto":
-            raise InputError("--capture-stream", "the capture stream is a setting of --engine proxy; Megatron-LM's "
-                             "own loop decides its streams", hint="drop --same-stream/--capture-stream, or add "
-                                                                  "--engine proxy")
-        # The framework decides its streams; its profiled iterations follow the measured ones.
-        common.update(capture_stream="default", profile_steps=2)
-    notes: list[str] = []
-    user_cfg = None
-    if args.config is not None:
-        from skill_tools.config.readers import read_path
-
-        user_cfg = read_path(args.config)
-        notes = proxy_notes(user_cfg)
-        plan = {k: v for k, v in common.items() if k not in ("workload", "size")}
-        chosen = [spec_from_config(user_cfg, workload=args.workload, size=args.size, **plan)]
-    elif args.impl is not None:
-        modules = tuple(m.strip() for m in (args.scope or "").split(",") if m.strip())
-        if modules and args.impl != "transformer_engine":
-            raise InputError("--scope", f"--scope applies to --impl transformer_engine, not {args.impl}",
-                             hint="drop --scope, or use --impl transformer_engine")
-        plan = {k: v for k, v in common.items() if k not in ("workload", "size", "warmup_steps")}
-        chosen = [spec_from_intent(GraphIntent(impl=args.impl, modules=modules, warmup_steps=args.warmup),
-                                   workload=args.workload, size=args.size,
-                                   optimizer_graph=args.optimizer_graph, **plan)]
-    else:
-        names = [n.strip() for n in (args.variants or "").split(",") if n.strip()] or list(
-            DEFAULT_VARIANTS[args.workload])
-        chosen = [named_variant(n, **common) for n in names]
-        from skill_tools.harness.spec import proxy_problem
-
-        for s in chosen:
-            problem = proxy_problem(s.impl, s.modules, s.workload)
-            if problem:
-                raise InputError("--variants", f"{s.name} cannot run on the {s.workload} proxy: {problem.reason}",
-                                 hint=problem.hint)
-    specs = [s for s in chosen if s.name != "eager"]
-    eager = VariantSpec(name="eager", **common)
-    return [eager, *specs], user_cfg, notes
-
-
 def _bridge_cmd(args: argparse.Namespace) -> int:
-    from skill_tools.harness.bridge_cmd import bridge_command_pair
+    from skill_tools.harness.engines.bridge.command_pair import bridge_command_pair
 
     pair = bridge_command_pair(args)
     if args.json:
@@ -180,8 +117,14 @@ def run(args: argparse.Namespace) -> int:
     if args.mode != "inference" and args.workload not in TRAINING_WORKLOADS:
         raise InputError("--workload", f"{args.workload} is an inference workload",
                          hint=f"add --mode inference, or train one of {', '.join(TRAINING_WORKLOADS)}")
+    if args.render is not None:
+        return _render(args.render)
+    if args.summary is not None:
+        from skill_tools.harness.inference.summary import print_folder
+
+        return print_folder(args.summary)
     if args.mode == "inference":
-        from skill_tools.harness.inference_runner import run_inference_bench
+        from skill_tools.harness.inference.runner import run_inference_bench
 
         return run_inference_bench(args)
     if args.list_variants:
@@ -203,100 +146,76 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.plan.cli import run as run_plan
 
         return run_plan(args)
-    for name, value in (("--steps", args.steps), ("--trials", args.trials), ("--nproc", args.nproc),
-                        ("--warmup", args.warmup)):
-        if value < 1:
-            raise InputError(name, f"must be at least 1, got {value}")
+    from skill_tools.harness import bench
 
-    from skill_tools.harness.runner import require_gpu, run_variants
-    from skill_tools.harness.spec import refuse_illegal
-
-    from skill_tools.config.era import resolve_era
-
-    era = resolve_era(args.mcore_version)
-    specs, user_cfg, notes = _variant_specs(args)
-    run_one, flags, workload, as_run = None, {}, None, None
-    worker = "torchrun -m skill_tools.harness.worker (proxy loop)"
-    if args.engine == "megatron-lm":
-        from functools import partial
-
-        from skill_tools.harness import real_loop
-
-        training = real_loop.locate_training(args.megatron_lm, era)
-        run_one = partial(real_loop.run_one, era=era, training=training)
-        flags = {s.name: real_loop.run_flags(s, era) for s in specs}
-        worker = real_loop.WORKER
-        as_run = lambda s: real_loop.flags_config(s, era)  # noqa: E731 - judged as the flags it will run
-    elif args.engine == "bridge":
-        from functools import partial
-
-        from skill_tools.harness import bridge_loop
-
-        run_one = partial(bridge_loop.run_one, era=era)
-        flags = {s.name: bridge_loop.run_overrides(s, era) for s in specs}
-        worker = bridge_loop.WORKER
-        workload = bridge_loop.workload_record(specs[0], args.trials)
-    if args.run_rejected:
-        rejected = _rejected(specs, era, as_run)
-        notes.extend(f"run although rejected (--run-rejected): {n}: {', '.join(r)}" for n, r in rejected.items())
-    elif args.engine == "bridge":
-        bridge_loop.refuse_illegal(specs, era)  # Bridge's own rules (front end bridge), before any GPU time
-    else:
-        refuse_illegal(specs, user_cfg, era, config=as_run)  # before any GPU time
+    plan = bench.plan(_request(args))
     if args.dry_run:
-        key = "bridge_overrides" if args.engine == "bridge" else "megatron_lm_flags"
-        plan = {"engine": args.engine, "variants": [s.to_dict() | ({key: flags[s.name]} if flags else {})
-                                                    for s in specs],
-                "trials": args.trials, "notes": notes, "order": "interleaved by trial", "worker": worker}
-        print(json.dumps(plan, indent=1) if args.json else "\n".join(
-            f"{s.name:36s} impl={s.impl} modules={','.join(s.modules) or '-'} steps={s.steps} "
-            f"warmup={s.warmup_steps}" + (f"\n    {shlex.join(flags[s.name])}" if flags else "") for s in specs))
+        doc = plan.dry_run()
+        key = plan.engine.arguments_key
+        print(json.dumps(doc, indent=1) if args.json else "\n".join(
+            f"{v['name']:36s} impl={v['impl']} modules={','.join(v['modules']) or '-'} steps={v['steps']} "
+            f"warmup={v['warmup_steps']}" + (f"\n    {shlex.join(v[key])}" if key else "") for v in doc["variants"]))
         return EXIT_OK
-    require_gpu()
-    doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
-                       progress=not args.no_progress, workload=workload, **({"run": run_one} if run_one else {}))
-    if notes:
-        doc["notes"] = notes
+    doc = bench.run(plan, out_dir=args.out, timeout_s=300 if args.timeout is None else args.timeout,
+                    progress=not args.no_progress)
+    return _report(doc, args.out, args.name or plan.stem(doc["date"]), args.json,
+                   failed=any(v["error_class"] for v in doc["variants"]))
+
+
+def _request(args: argparse.Namespace):
+    """The CLI's options as the harness's :class:`~skill_tools.harness.bench.BenchRequest`."""
+    from skill_tools.harness.bench import BenchRequest
+
+    return BenchRequest(
+        engine=args.engine, workload=args.workload, size=args.size, impl=args.impl,
+        modules=tuple(m.strip() for m in (args.scope or "").split(",") if m.strip()),
+        optimizer_graph=args.optimizer_graph,
+        variants=tuple(n.strip() for n in (args.variants or "").split(",") if n.strip()),
+        config=args.config, layer_spec=args.layer_spec,
+        capture_stream="shared" if args.same_stream else args.capture_stream, steps=args.steps,
+        warmup=args.warmup, trials=2 if args.trials is None else args.trials, nproc=args.nproc, tp=args.tp, pp=args.pp,
+        vpp_layers=args.vpp_layers, ep=args.ep, microbatches=args.microbatches, run_rejected=args.run_rejected,
+        mcore_version=args.mcore_version, megatron_lm=args.megatron_lm)
+
+
+def _report(doc: dict, out: Path, stem: str, as_json: bool, failed: bool = False) -> int:
     from skill_tools.harness.report import markdown, write_outputs
 
-    layout = "".join(f"-{k}{v}" for k, v in (("tp", args.tp), ("pp", args.pp), ("vpp", args.vpp_layers),
-                                               ("ep", args.ep)) if v not in (None, 1))
-    stem = args.name or f"{doc['date']}-training-{args.engine}-{args.workload}-{args.size}{layout}"
-    paths = write_outputs(doc, args.out, stem)
-    if args.json:
+    paths = write_outputs(doc, out, stem)
+    if as_json:
         print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
     else:
         print(markdown(doc))
         print(f"results: {paths['json']}", file=sys.stderr)
-    failed = [v["name"] for v in doc["variants"] if v["error_class"]]
     return 1 if failed else EXIT_OK
 
 
 def _rebuild(args: argparse.Namespace) -> int:
     """``--rebuild RESULTS.json``: the results derived again from the committed logs and sidecars."""
     from skill_tools.harness.rebuild import rebuild
-    from skill_tools.harness.report import markdown, write_outputs
 
     path = args.rebuild
     if not path.is_file():
         raise InputError("--rebuild", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
-    doc = rebuild(path, args.run_dir)
-    paths = write_outputs(doc, path.parent, path.stem)
-    if args.json:
-        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
+    return _report(rebuild(path, args.run_dir), path.parent, path.stem, args.json)
+
+
+def _render(path: Path) -> int:
+    """``--render RESULTS.json``: the Markdown table and plot beside a results file, written again."""
+    from skill_tools.harness.results import load_results
+
+    if not path.is_file():
+        raise InputError("--render", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    doc = load_results(path)
+    if doc.get("kind") == "inference":
+        from skill_tools.harness.inference.report import render_markdown, render_plot
+
+        path.with_suffix(".md").write_text(render_markdown(doc))
+        render_plot(doc, path.with_suffix(".png"))
     else:
-        print(markdown(doc))
-        print(f"results: {paths['json']}", file=sys.stderr)
+        from skill_tools.harness.report import markdown, plot
+
+        path.with_suffix(".md").write_text(markdown(doc))
+        plot(doc, path.with_suffix(".png"))
+    print(f"wrote {path.with_suffix('.md')}", file=sys.stderr)
     return EXIT_OK
-
-
-def _rejected(specs, era, as_run) -> dict[str, list[str]]:
-    """Variant name -> the rule ids whose errors ``--run-rejected`` overrides."""
-    from skill_tools.harness.spec import config_of, validator_errors
-
-    out = {}
-    for s in specs:
-        errors = validator_errors(as_run(s) if as_run else config_of(s, era), era) or []
-        if errors:
-            out[s.name] = sorted({str(e.get("rule")) for e in errors})
-    return out

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skill_tools.card import sync
+    from skill_tools.package.card import sync
 
     report = sync(Path(args.root), check=args.check)
     if args.json:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
+from skill_tools.harness import engines
 
 DEFAULT_EVALS = "evals/evals.json"
 DEFAULT_CACHE = Path.home() / ".cache" / "skill-tools" / "evals-exec"
@@ -56,11 +57,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON report here")
     p.add_argument("--execute", action="store_true",
                    help="run each distinct extracted config on the GPU harness (skipped without a GPU)")
-    p.add_argument("--engine", choices=("megatron-lm", "bridge", "proxy"), default="megatron-lm",
-                   help="--execute engine: megatron-lm (default) runs Megatron-LM's own pretrain() with flags "
-                        "rendered from the answer's config; bridge runs Megatron Bridge's own pretrain() with the "
-                        "answer's graph settings as Hydra overrides (megatron-bridge installed, 0.18+); proxy runs "
-                        "the harness's own loop from MCore parts")
+    p.add_argument("--engine", choices=engines.names(), default=engines.DEFAULT,
+                   help="--execute engine: " + engines.help_text())
     p.add_argument("--megatron-lm", metavar="PATH",
                    help="engine megatron-lm: a Megatron-LM checkout of the installed megatron-core's tag "
                         "(default: megatron.training from the installed wheel, 0.18+)")
@@ -124,13 +122,15 @@ def _executor(args: argparse.Namespace):
     from skill_tools.evaluation.execute import Executor
 
     common = dict(steps=args.exec_steps, timeout_s=args.exec_timeout, engine=args.engine, plan_only=args.dry_run)
-    if args.engine == "proxy":
+    engine = engines.get(args.engine)
+    if not engine.runs_user_loop:
         return Executor(Path(args.cache_dir), **common)
     from skill_tools.config.era import resolve_era
-    from skill_tools.harness import real_loop
+    from skill_tools.harness.engines.megatron_lm import cli as megatron_lm
 
     era = resolve_era(args.mcore_version)
-    training = None if args.engine == "bridge" else real_loop.locate_training(args.megatron_lm, era)
+    # Where megatron.training comes from, checked before scoring (engine megatron-lm only).
+    training = megatron_lm.locate_training(args.megatron_lm, era) if engine.name == "megatron-lm" else None
     return Executor(Path(args.cache_dir), era=era, training=training, **common)
 
 

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skill_tools.package_lint import lint
+    from skill_tools.package.lint import lint
 
     if args.as_installed and args.root and Path(args.root).resolve() != Path(args.as_installed).resolve():
         raise InputError("--as-installed", f"{args.as_installed} is not the folder {args.root}",

@@ -58,6 +58,22 @@ class Era:
     def version_tuple(self) -> tuple[int, int, int]:
         return parse_version(self.mcore_version)
 
+    def since(self, release: str) -> bool:
+        """Whether this megatron-core is ``release`` or newer (``"0.19"``, ``"0.18.1"``)."""
+        return self.version_tuple >= parse_version(release, "since")
+
+    def until(self, release: str) -> bool:
+        """Whether this megatron-core is older than ``release`` (the release that changed it)."""
+        return not self.since(release)
+
+    def has(self, capability: str) -> bool:
+        """Whether this release has a named capability of :data:`CAPABILITIES`."""
+        try:
+            since, until = CAPABILITIES[capability]
+        except KeyError:
+            raise KeyError(f"unknown capability {capability!r}; known: {', '.join(CAPABILITIES)}") from None
+        return self.since(since) and (until is None or self.until(until))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -71,6 +87,22 @@ class Era:
             **({"note": self.note} if self.note else {}),
         }
 
+
+#: Named capabilities of megatron-core releases: name -> (since, until or None). Callers ask
+#: ``era.has(name)``; nothing outside this module compares version numbers.
+CAPABILITIES: dict[str, tuple[str, str | None]] = {
+    # cuda_graph_impl="full_iteration" and cuda_graph_modules (transformer_config.py @core_v0.18.0)
+    "cuda_graph_modules": ("0.18", None),
+    "full_iteration_impl": ("0.18", None),
+    "inference_cuda_graph_scope": ("0.18", None),
+    # CudaGraphScope.full_iteration_inference (enums.py @core_v0.17.0)
+    "full_iteration_inference_scope": ("0.17", None),
+    # the megatron-core wheel ships megatron/training (Megatron-LM's pretrain) from 0.18
+    "megatron_training_in_wheel": ("0.18", None),
+    # TELayerNormColumnParallelLinear casts an fp32 residual stream before TE's fused norm: Megatron-LM
+    # 7a76dff (PR #6272), after core_v0.19.0 (transformer_engine.py l.1328-1336 @core_v0.19.0 does not)
+    "te_norm_linear_casts_fp32_input": ("0.20", None),
+}
 
 _VERSION_RE = re.compile(r"^\s*v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?![\d])")
 _EXAMPLE = {"--mcore-version": "0.19.2", "--te-version": "2.10"}

@@ -4,9 +4,9 @@ Engine ``megatron-lm`` (the default, as in ``skill-tools bench``): Megatron-LM's
 ``pretrain()`` runs the answer's CUDA-graph settings, laid over the task's stated setup, on the
 engine's small model of the task's workload (dense or MoE; drop-and-pad when the task says so),
 next to an eager run of the same model. The flags are rendered from the canonical config
-(:func:`skill_tools.harness.real_loop.graph_flags`) and judged by Megatron-LM's own argument
+(:func:`skill_tools.harness.engines.megatron_lm.cli.graph_flags`) and judged by Megatron-LM's own argument
 parser; the run goes through :func:`skill_tools.harness.runner.run_variants` and its results
-aggregation, with :func:`skill_tools.harness.real_loop.run_one` as the run callable. Engine
+aggregation, with :func:`skill_tools.harness.engines.megatron_lm.cli.run_one` as the run callable. Engine
 ``proxy``: the harness's own loop from MCore parts (``runner.execute_config``).
 
 What runs is the graph *intent* (impl, modules, warmup, optimizer graph) in the engine's era; the
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,7 +28,6 @@ from skill_tools.errors import InputError, MissingExtraError, NoGpuError
 
 DEFAULT_STEPS = 6
 DEFAULT_TIMEOUT_S = 300
-ENGINES = ("megatron-lm", "bridge", "proxy")
 
 
 def config_hash(cfg: CanonicalConfig, workload: str, steps: int, engine: str = "proxy",
@@ -49,8 +47,9 @@ class Executor:
                  runner: Any = None, engine: str = "proxy", era: Any = None, training: Any = None,
                  run: Callable[..., dict[str, Any]] | None = None, plan_only: bool = False,
                  gpu_check: Callable[[], None] | None = None):
-        if engine not in ENGINES:
-            raise InputError("--engine", f"unknown engine {engine!r}", hint="one of " + ", ".join(ENGINES))
+        from skill_tools.harness.engines import get
+
+        self._engine = get(engine)  # InputError for an unknown name
         self.cache_dir = Path(cache_dir)
         self.steps = steps
         self.timeout_s = timeout_s
@@ -71,7 +70,7 @@ class Executor:
     def run(self, cfg: CanonicalConfig, workload: str, task_era: str | None = None) -> dict[str, Any]:
         if not cfg.values:
             return {"skipped": "no config extracted from the answer"}
-        if self.engine in ("megatron-lm", "bridge"):
+        if self._engine.runs_user_loop:
             mismatch = self._era_mismatch(task_era)
             if mismatch:
                 return {"skipped": mismatch}
@@ -96,7 +95,7 @@ class Executor:
         if self._skip_reason:
             return {"skipped": self._skip_reason}
         try:
-            res = self._proxy(cfg, workload) if self.engine == "proxy" else self._real_loop(cfg, workload)
+            res = self._real_loop(cfg, workload) if self._engine.runs_user_loop else self._proxy(cfg, workload)
         except MissingExtraError as exc:
             self._skip_reason = str(exc)
             return {"skipped": self._skip_reason}
@@ -128,49 +127,36 @@ class Executor:
     def _specs(self, cfg: CanonicalConfig, workload: str):
         """(eager, graphed) variants of engine megatron-lm or bridge; InputError when the config
         cannot run (for bridge: the catalog read as the Bridge config the engine hands to Bridge)."""
-        from skill_tools.harness.spec import VariantSpec, refuse_illegal, spec_from_config
+        from skill_tools.harness.spec import VariantSpec, spec_from_config
 
         spec = spec_from_config(cfg, workload=workload, size="tiny", engine=self.engine, steps=self.steps,
                                 profile_steps=0, capture_stream="default")
         eager = VariantSpec(name="eager", engine=self.engine, workload=spec.workload, size=spec.size,
                             steps=self.steps, profile_steps=0, warmup_steps=spec.warmup_steps,
                             settle_steps=spec.settle_steps, capture_stream="default")
-        if self.engine == "bridge":
-            from skill_tools.harness import bridge_loop
-
-            bridge_loop.refuse_illegal([spec], self.era)
-        else:
-            refuse_illegal([spec], cfg, self.era)
+        self._engine.refuse_illegal([spec], cfg, self.era)
         return eager, spec
 
     def _inputs(self, spec) -> dict[str, Any]:
         """What the engine hands to the real loop: Megatron-LM flags or Bridge Hydra overrides."""
-        if self.engine == "bridge":
-            from skill_tools.harness import bridge_loop
-
-            return {"bridge_overrides": bridge_loop.run_overrides(spec, self.era)}
-        from skill_tools.harness import real_loop
-
-        return {"megatron_lm_flags": real_loop.run_flags(spec, self.era)}
+        return {self._engine.arguments_key: self._engine.arguments(spec, self.era)}
 
     def plan(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
         """What would run: the variants and, for engine megatron-lm, the exact Megatron-LM flags."""
-        if self.engine == "proxy":
-            from skill_tools.harness.runner import execution_spec
+        if not self._engine.runs_user_loop:
+            from skill_tools.harness.engines.proxy.cli import execution_spec
             try:
                 spec = execution_spec(cfg, workload=workload, steps=self.steps)
             except InputError as exc:
-                return {"engine": "proxy", "refused": str(exc)[:300]}
-            return {"engine": "proxy", "variants": [{"name": "eager"}, {"name": spec.name, "impl": spec.impl,
+                return {"engine": self.engine, "refused": str(exc)[:300]}
+            return {"engine": self.engine, "variants": [{"name": "eager"}, {"name": spec.name, "impl": spec.impl,
                                                                       "modules": list(spec.modules)}]}
         try:
             eager, spec = self._specs(cfg, workload)
         except InputError as exc:
             return {"engine": self.engine, "refused": str(exc)[:300]}
         variants = [eager, spec] if spec.graphed else [spec]
-        from skill_tools.harness import bridge_loop, real_loop
-
-        worker = bridge_loop.WORKER if self.engine == "bridge" else real_loop.WORKER
+        worker = self._engine.worker
         return {"engine": self.engine, "mcore_version": self.era.mcore_version if self.era else None,
                 "training": getattr(self.training, "source", None), "worker": worker,
                 "variants": [{"name": s.name, "impl": s.impl, "modules": list(s.modules), **self._inputs(s)}
@@ -178,7 +164,6 @@ class Executor:
 
     def _real_loop(self, cfg: CanonicalConfig, workload: str) -> dict[str, Any]:
         """Eager and graphed runs of the answer's config through Megatron-LM's or Bridge's own loop."""
-        from skill_tools.harness import bridge_loop, real_loop
         from skill_tools.harness.results import LOSS_TOLERANCE
         from skill_tools.harness.runner import require_gpu, run_variants
 
@@ -186,11 +171,11 @@ class Executor:
         run = self._run
         if run is None:
             (self._gpu_check or require_gpu)()
-            run = (partial(bridge_loop.run_one, era=self.era) if self.engine == "bridge"
-                   else partial(real_loop.run_one, era=self.era, training=self.training))
+            run = self._engine.runner(self.era, megatron_lm=getattr(self.training, "path", None))
         out_dir = self.cache_dir / f"execute-{self.engine}-{spec.digest()}"
-        doc = run_variants([eager, spec] if spec.graphed else [spec], trials=1, out_dir=out_dir,
-                           timeout_s=self.timeout_s, progress=False, run=run)
+        specs = [eager, spec] if spec.graphed else [spec]
+        doc = run_variants(specs, trials=1, out_dir=out_dir, timeout_s=self.timeout_s, progress=False, run=run,
+                           workload=self._engine.workload_record(specs[0], 1))
         v = doc["variants"][-1]
         graphed = spec.graphed
         return {"captured": bool(v["captured"]) if graphed else False,
@@ -206,11 +191,8 @@ class Executor:
     def _proxy(self, cfg: CanonicalConfig, workload: str):
         fn = self._runner
         if fn is None:
-            try:
-                from skill_tools.harness.runner import execute_config
-            except ImportError as exc:
-                self._skip_reason = f"GPU harness unavailable ({exc})"
-                return None
+            from skill_tools.harness.engines.proxy.cli import execute_config
+
             fn = self._runner = execute_config
         return fn(cfg, workload=workload, size="tiny", steps=self.steps, timeout_s=self.timeout_s,
                   cache_dir=self.cache_dir)

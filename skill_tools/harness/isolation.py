@@ -168,12 +168,10 @@ def _without_launcher_epilogue(lines: list[str]) -> list[str]:
 
 def _diagnose(lines: list[str]) -> tuple[str, str] | None:
     """The log parser's first error-severity failure (a warning such as MCore's stale-capture-stream
-    advisory is only the cause when nothing worse matched), when that module is installed."""
-    try:
-        from skill_tools.logs.parse import parse_lines
-        from skill_tools.logs.verdict import build
-    except ImportError:
-        return None
+    advisory is only the cause when nothing worse matched)."""
+    from skill_tools.logs.parse import parse_lines
+    from skill_tools.logs.verdict import build
+
     # The verdict `skill-tools logs` gives, so a traceback raised in a known place gets its specific
     # cause (e.g. the dropless-MoE dispatcher sync) rather than the generic capture error.
     failures = build(parse_lines(lines)).failures
@@ -219,11 +217,6 @@ def _read_lines(path: Path) -> list[str]:
 # --------------------------------------------------------------------------------------------
 # Process-tree cleanup
 # --------------------------------------------------------------------------------------------
-
-
-def descendants(root: int) -> list[int]:
-    """All live descendants of ``root``, children before grandchildren."""
-    return [p.pid for p in _descendants(root)]
 
 
 def _descendants(root: int) -> list[psutil.Process]:

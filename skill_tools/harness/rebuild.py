@@ -19,24 +19,21 @@ from typing import Any
 
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
-from skill_tools.harness import bridge_loop
+from skill_tools.harness.engines import REGISTRY
+from skill_tools.harness.engines.megatron_lm.cli import run_files
 from skill_tools.harness.isolation import classify
-from skill_tools.harness.real_loop import (Training, outcome, read_sidecar, run_files, run_flags, trial_record,
-                                           workload_record)
 from skill_tools.harness.results import build_results, load_results
 from skill_tools.harness.spec import VariantSpec
 from skill_tools.logs.reader import read_lines
 
 
-#: Engines whose results are derived from the run's own log (the proxy measures in-process).
-ENGINES = ("megatron-lm", "bridge")
-
-
 def _specs(doc: dict[str, Any]) -> list[VariantSpec]:
     wl = doc.get("workload") or {}
-    if wl.get("engine") not in ENGINES:
+    engine = REGISTRY.get(wl.get("engine") or "proxy")
+    if engine is None or not engine.rebuildable:
+        rebuildable = ", ".join(e.name for e in REGISTRY.values() if e.rebuildable)
         raise InputError("--rebuild", f"results of engine {wl.get('engine') or 'proxy'!r} cannot be rebuilt from logs",
-                         hint="only engine megatron-lm and bridge results are derived from the run's own log")
+                         hint=f"only the results of engines {rebuildable} are derived from the run's own log")
     first = int(wl["warmup_steps"]) + 1 + int(wl["settle_steps"])
     common = dict(engine=wl["engine"], workload=wl["workload"], size=wl["size"], steps=int(wl["steps"]),
                   warmup_steps=int(wl["warmup_steps"]), settle_steps=int(wl["settle_steps"]),
@@ -80,10 +77,8 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
     era = resolve_era(old.get("env", {}).get("megatron_core") or None)
     old_trials = {v["name"]: {t["trial"]: t for t in v.get("trials", [])} for v in old["variants"]}
     by_name: dict[str, list[dict[str, Any]]] = {}
-    bridge = specs[0].engine == "bridge"
+    engine = REGISTRY[specs[0].engine]
     for spec in specs:
-        training = Training("wheel" if era.version_tuple >= (0, 18, 0) else "checkout", None)
-        flags = bridge_loop.run_overrides(spec, era) if bridge else run_flags(spec, era)
         runs = []
         for trial in range(int(old["workload"]["trials"])):
             log = _log(run_dir, spec, trial)
@@ -94,14 +89,9 @@ def rebuild(results_path: Path, run_dir: Path | None = None) -> dict[str, Any]:
             error_class, evidence = classify(_lines(log), returncode, timed_out=False)
             iso = {"returncode": returncode, "timed_out": False, "wall_s": before.get("wall_s"),
                    "error_class": error_class, "evidence": evidence}
-            sidecar = run_files(spec, trial, run_dir)[1]
-            if bridge:
-                worker = bridge_loop.worker_from_log(spec, log, read_sidecar(sidecar), flags)
-                runs.append(trial_record(trial, iso, log, run_dir.parent, worker))
-            else:
-                runs.append(outcome(spec, trial, iso, log, sidecar, run_dir.parent, flags, training))
+            runs.append(engine.rebuild_trial(spec, trial, iso, log, run_dir, era))
         by_name[spec.name] = runs
-    record = (bridge_loop.workload_record if bridge else workload_record)(specs[0], int(old["workload"]["trials"]))
+    record = engine.workload_record(specs[0], int(old["workload"]["trials"]))
     doc = build_results([s.to_dict() for s in specs], by_name, workload=record, date=old.get("date"))
     if old.get("notes"):
         doc["notes"] = old["notes"]

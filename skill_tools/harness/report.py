@@ -11,26 +11,26 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.harness.results import write_results
+from skill_tools.numbers import fmt, fmt_ci
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+    return fmt(x, digits, missing="–")
 
 
 def _speedup(v: dict[str, Any]) -> str:
     s = v.get("speedup_vs_eager")
     if not s:
         return "–"
-    return f"{s['point']:.2f}× [{s['ci95_low']:.2f}, {s['ci95_high']:.2f}]"
+    return fmt_ci(s["point"], s["ci95_low"], s["ci95_high"], unit="×")
 
 
 def _subject(wl: dict[str, Any]) -> str:
-    """What ran: Megatron-LM's or Megatron Bridge's own loop on a model of a given size, or the proxy loop."""
-    if wl.get("engine") == "megatron-lm":
-        return f"{wl.get('workload', '?')} GPT through Megatron-LM's pretrain()"
-    if wl.get("engine") == "bridge":
-        return f"{wl.get('workload', '?')} GPT through Megatron Bridge's pretrain()"
-    return f"{wl.get('workload', '?')} proxy"
+    """What ran: the workload and the engine's loop (results without an engine: the proxy loop)."""
+    from skill_tools.harness.engines import REGISTRY
+
+    engine = REGISTRY.get(wl.get("engine") or "proxy")
+    return f"{wl.get('workload', '?')} {engine.subject if engine else 'proxy'}"
 
 
 def _memory(mem: dict[str, Any]) -> str:
@@ -108,7 +108,7 @@ def plot(doc: dict[str, Any], path: Path) -> Path | None:
         import sys
 
         print("skill-tools: matplotlib is not installed; skipped the step-time plot "
-              "(pip install matplotlib, then: python -m skill_tools.harness.report RESULTS.json)", file=sys.stderr)
+              "(pip install matplotlib, then: skill-tools bench --render RESULTS.json)", file=sys.stderr)
         return None
     variants = [v for v in doc.get("variants", []) if v.get("raw_step_ms")]
     if not variants:
@@ -142,22 +142,3 @@ def write_outputs(doc: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Pa
     md_path.write_text(markdown(doc))
     png = plot(doc, out_dir / f"{stem}.png")
     return {"json": json_path, "md": md_path, "png": png}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m skill_tools.harness.report RESULTS.json``: re-render the table and plot."""
-    import argparse
-
-    from skill_tools.harness.results import load_results
-
-    p = argparse.ArgumentParser(prog="python -m skill_tools.harness.report")
-    p.add_argument("results", type=Path)
-    a = p.parse_args(argv)
-    doc = load_results(a.results)
-    a.results.with_suffix(".md").write_text(markdown(doc))
-    plot(doc, a.results.with_suffix(".png"))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,10 +1,11 @@
-"""Variant specs: what one measured run is, and how any graph config maps onto the proxy.
+"""Variant specs: what one measured run is, and how any graph config maps onto a workload.
 
-Pure data (no torch): the CLI builds and checks specs on a machine without a GPU, then the
-worker receives them as JSON. A config from a Bridge YAML, the canonical config model or the
-command-line flags is read through :func:`skill_tools.config.era.read_intent`, so either era's
-spelling maps onto the same proxy run. What the proxy cannot run comes back with the reason;
-an illegal config is refused with the validator's findings before any GPU time is spent.
+Pure data (no torch): the CLI builds and checks specs on a machine without a GPU; an engine turns
+a spec into its framework's arguments (or, for the proxy, receives it as JSON). A config from a
+Bridge YAML, the canonical config model or the command-line flags is read through
+:func:`skill_tools.config.era.read_intent`, so either era's spelling maps onto the same run. What a
+workload cannot run comes back with the reason; an illegal config is refused with the validator's
+findings before any GPU time is spent.
 """
 
 from __future__ import annotations
@@ -19,15 +20,14 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 
 WORKLOADS = ("dense", "moe", "moe_droppad")
-ENGINES = ("megatron-lm", "bridge", "proxy")
 IMPLS = ("none", "full_iteration", "local", "transformer_engine")
-#: Per-layer TE scopes the proxies can run (MCore ``CudaGraphModule`` names).
+#: Per-layer TE scopes the workloads can run (MCore ``CudaGraphModule`` names).
 TE_SCOPES = ("attn", "mlp", "moe", "moe_router", "moe_preprocess")
 
 
 @dataclass(frozen=True)
 class ProxyShape:
-    """Static shapes of one proxy size."""
+    """Static shapes of one built-in workload size."""
 
     num_layers: int
     hidden_size: int
@@ -58,12 +58,10 @@ SIZES: dict[str, ProxyShape] = {
 
 @dataclass(frozen=True)
 class VariantSpec:
-    """One proxy run: workload, shape and graph settings, plus the measurement plan."""
+    """One measured run: engine, workload, shape and graph settings, plus the measurement plan."""
 
     name: str
-    #: "megatron-lm": Megatron-LM's own pretrain() (skill_tools.harness.engines.megatron_lm), what users
-    #: run; "proxy": the harness's own loop from MCore parts (skill_tools.harness.worker), a
-    #: micro-benchmark of MCore's capture machinery that is not evidence of user behaviour.
+    #: A name of :data:`skill_tools.harness.engines.REGISTRY`.
     engine: str = "proxy"
     workload: str = "dense"
     size: str = "tiny"
@@ -128,6 +126,24 @@ class VariantSpec:
         d = dict(data)
         d["modules"] = tuple(d.get("modules") or ())
         return cls(**d)
+
+    def to_record(self) -> str:
+        """The spec as the proxy worker receives it across the process boundary (versioned)."""
+        from skill_tools.harness.records import SPEC_SCHEMA_VERSION
+
+        return json.dumps({"schema_version": SPEC_SCHEMA_VERSION, **self.to_dict()}, sort_keys=True)
+
+    @classmethod
+    def from_record(cls, text: str) -> "VariantSpec":
+        """The spec from :meth:`to_record`; a record of a newer schema is refused, never half-read."""
+        from skill_tools.harness.records import SPEC_SCHEMA_VERSION, RecordVersionError
+
+        data = json.loads(text)
+        version = int(data.pop("schema_version", 0))
+        if version > SPEC_SCHEMA_VERSION:
+            raise RecordVersionError(f"variant spec schema_version {version} is newer than this worker reads "
+                                     f"({SPEC_SCHEMA_VERSION})")
+        return cls.from_dict(data)
 
     def digest(self) -> str:
         """Stable hash of everything that changes the measurement (cache key)."""
@@ -195,20 +211,20 @@ def named_variant(name: str, **common: Any) -> VariantSpec:
 
 
 # --------------------------------------------------------------------------------------------
-# Mapping a config (any era, any source) onto the proxy
+# Mapping a config (any era, any source) onto a workload
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Unrunnable:
-    """A config the proxy cannot run, and why."""
+    """A config a workload cannot run, and why."""
 
     reason: str
     hint: str = ""
 
 
-def proxy_problem(impl: str, modules: tuple[str, ...], workload: str) -> Unrunnable | None:
-    """Why (impl, modules) cannot run on this proxy workload, or None."""
+def workload_problem(impl: str, modules: tuple[str, ...], workload: str) -> Unrunnable | None:
+    """Why (impl, modules) cannot run on this built-in workload, or None."""
     if workload not in WORKLOADS:
         return Unrunnable(f"unknown workload {workload!r}", "one of " + ", ".join(WORKLOADS))
     if impl not in IMPLS:
@@ -216,37 +232,37 @@ def proxy_problem(impl: str, modules: tuple[str, ...], workload: str) -> Unrunna
                           "one of " + ", ".join(IMPLS))
     if impl != "transformer_engine":
         if impl == "local" and modules and set(modules) != {"attn", "mlp"}:
-            return Unrunnable("the proxy runs per-layer local graphs over whole layers only",
+            return Unrunnable("per-layer local graphs run over whole layers only",
                               "drop cuda_graph_modules for impl=local, or use transformer_engine scopes")
         return None
     if "mamba" in modules:
-        return Unrunnable("the proxies are GPT models without Mamba layers", "drop 'mamba' from the scope")
+        return Unrunnable("the built-in workloads are GPT models without Mamba layers", "drop 'mamba' from the scope")
     unknown = [m for m in modules if m not in TE_SCOPES]
     if unknown:
         return Unrunnable(f"unknown scope(s) {unknown}", "valid: " + ", ".join(TE_SCOPES))
     moe_scopes = {"moe", "moe_router", "moe_preprocess"} & set(modules)
     if workload == "dense" and moe_scopes:
-        return Unrunnable(f"scope(s) {sorted(moe_scopes)} need MoE layers; the dense proxy has none",
+        return Unrunnable(f"scope(s) {sorted(moe_scopes)} need MoE layers; the dense workload has none",
                           "use --workload moe (or moe_droppad for the 'moe' scope)")
     if workload == "moe" and "moe" in modules:
         return Unrunnable("the 'moe' scope captures the token dispatch, which needs static shapes: "
                           "MCore allows it only for drop-and-pad MoE (TransformerConfig asserts)",
                           "use --workload moe_droppad, or scope moe_router,moe_preprocess for dropless MoE")
     if workload.startswith("moe") and "mlp" in modules:
-        return Unrunnable("'mlp' graphs dense MLP layers; every layer of the MoE proxy is a MoE layer",
+        return Unrunnable("'mlp' graphs dense MLP layers; every layer of the MoE workloads is a MoE layer",
                           "use moe_router,moe_preprocess (dropless) or moe (drop-and-pad)")
     return None
 
 
 def spec_from_intent(intent: GraphIntent, *, workload: str, size: str, name: str | None = None,
                      optimizer_graph: bool = False, **common: Any) -> VariantSpec:
-    """The proxy variant of an era-neutral intent; raises InputError when it cannot run."""
+    """The variant of an era-neutral intent on a built-in workload; InputError when it cannot run."""
     modules = tuple(intent.modules)
     if intent.impl == "local" and set(modules) == {"attn", "mlp"}:
         modules = ()
-    problem = proxy_problem(intent.impl, modules, workload)
+    problem = workload_problem(intent.impl, modules, workload)
     if problem:
-        raise InputError("proxy", f"cannot run on the {workload} proxy: {problem.reason}", hint=problem.hint)
+        raise InputError("workload", f"cannot run on the {workload} workload: {problem.reason}", hint=problem.hint)
     if size not in SIZES:
         raise InputError("--size", f"unknown size {size!r}", hint="one of " + ", ".join(SIZES))
     if intent.warmup_steps is not None:
@@ -259,21 +275,21 @@ def spec_from_intent(intent: GraphIntent, *, workload: str, size: str, name: str
 
 def spec_from_config(cfg: CanonicalConfig, *, workload: str = "dense", size: str = "tiny",
                      **common: Any) -> VariantSpec:
-    """Map a CanonicalConfig (from a Bridge YAML, Python recipe, flags...) onto the proxy."""
+    """Map a CanonicalConfig (from a Bridge YAML, Python recipe, flags...) onto a built-in workload."""
     intent = read_intent(cfg)
     opt_graph = bool(cfg.get("optimizer.optimizer_cuda_graph") or cfg.get("model.optimizer_cuda_graph"))
     return spec_from_intent(intent, workload=workload, size=size, optimizer_graph=opt_graph, **common)
 
 
 def proxy_notes(cfg: CanonicalConfig) -> list[str]:
-    """Settings of a real config that the proxy does not reproduce (said, never silently dropped)."""
+    """Settings of a real config that the built-in workload does not reproduce (said, never dropped)."""
     notes = []
     for key, what in (("model.fp8", "fp8"), ("model.fp4", "fp4"),
                       ("model.pipeline_model_parallel_size", "pipeline parallelism"),
                       ("model.context_parallel_size", "context parallelism")):
         value = cfg.get(key)
         if value not in (None, False, 0, 1, "", "none"):
-            notes.append(f"{key}={value!r}: the proxy runs bf16 without {what}; graph coverage is unchanged")
+            notes.append(f"{key}={value!r}: the built-in workload runs bf16 without {what}; graph coverage is unchanged")
     return notes
 
 
@@ -305,11 +321,9 @@ def config_of(spec: VariantSpec, era: Era | None = None) -> CanonicalConfig:
 
 
 def validator_errors(cfg: CanonicalConfig, era: Era | None = None) -> list[dict[str, Any]] | None:
-    """Error-severity findings of the rule catalog for ``cfg``; None when no validator is installed."""
-    try:
-        from skill_tools.rules.engine import check
-    except ImportError:
-        return None
+    """Error-severity findings of the rule catalog for ``cfg``."""
+    from skill_tools.rules.engine import check
+
     era = era or resolve_era(None)
     return [f.to_dict() for f in check(cfg, era) if str(getattr(f, "severity", "")) == "error"]
 
@@ -318,7 +332,7 @@ def refuse_illegal(specs: list[VariantSpec], user_cfg: CanonicalConfig | None = 
                    era: Era | None = None,
                    config: Callable[[VariantSpec], CanonicalConfig] | None = None) -> None:
     """Raise InputError (exit 2, no GPU time) when the validator finds an error. ``config`` gives
-    the config a variant runs as (default :func:`config_of`; engine megatron-lm passes its flags)."""
+    the config a variant runs as (default :func:`config_of`; an engine passes what it will really run)."""
     checks: list[tuple[str, CanonicalConfig]] = []
     if user_cfg is not None:
         checks.append((user_cfg.source, user_cfg))
@@ -326,7 +340,7 @@ def refuse_illegal(specs: list[VariantSpec], user_cfg: CanonicalConfig | None = 
     for where, cfg in checks:
         errors = validator_errors(cfg, era)
         if errors and cfg is not user_cfg:
-            # The proxy drives megatron-core directly: Bridge-only restrictions do not apply to it.
+            # A variant runs megatron-core or Megatron-LM: Bridge-only restrictions do not apply to it.
             errors = [e for e in errors if not str(e.get("rule", "")).startswith("bridge-")]
         if errors:
             lines = "; ".join(f"[{e.get('rule')}] {e.get('message')}" for e in errors)

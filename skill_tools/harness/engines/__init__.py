@@ -1,13 +1,32 @@
-"""GPU-side engines: each one a thin adapter to a real training entry point.
+"""The engines, by name: each one a folder with a CLI half and a GPU half (:mod:`.base`).
 
-An engine module runs inside the torchrun subprocess (the only place that imports torch,
-megatron and Transformer Engine at module level). It hands the user-facing flags or overrides
-to the framework's own entry point unchanged, lets the framework print its own log, and writes
-a small sidecar JSON with what it can observe without changing the framework's code path
-(CUDA-graph capture/replay counts, CUDA-event step times, peak memory, versions).
-
-* ``megatron_lm``: Megatron-LM's ``megatron.training.pretrain()``; CLI side (flags from the
-  canonical config, log -> results) :mod:`skill_tools.harness.real_loop`.
-* ``bridge``: Megatron Bridge's ``megatron.bridge.training.pretrain.pretrain()`` with Hydra
-  overrides through Bridge's own override path; CLI side :mod:`skill_tools.harness.bridge_loop`.
+Adding an engine = its folder + one line in :data:`REGISTRY`.
 """
+
+from __future__ import annotations
+
+from skill_tools.errors import InputError
+from skill_tools.harness.engines.base import Engine
+from skill_tools.harness.engines.bridge import ENGINE as _BRIDGE
+from skill_tools.harness.engines.megatron_lm import ENGINE as _MEGATRON_LM
+from skill_tools.harness.engines.proxy import ENGINE as _PROXY
+
+#: The first is the default.
+REGISTRY: dict[str, Engine] = {e.name: e for e in (_MEGATRON_LM, _BRIDGE, _PROXY)}
+DEFAULT = next(iter(REGISTRY))
+
+
+def names() -> tuple[str, ...]:
+    return tuple(REGISTRY)
+
+
+def get(name: str) -> Engine:
+    """The engine called ``name``; InputError (exit 2) naming the known ones otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InputError("--engine", f"unknown engine {name!r}", hint="one of " + ", ".join(REGISTRY)) from None
+
+
+def help_text() -> str:
+    return "; ".join(f"{e.name}: {e.summary}" for e in REGISTRY.values())

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from skill_tools.card_results import (
+from skill_tools.numbers import fmt, fmt_ci
+from skill_tools.package.card_results import (
     _NO_RESULTS,
     KINDS,
     ResultsFile,
@@ -42,17 +43,11 @@ class EvalMeta:
 
 
 def _fmt(x: Any, nd: int = 2) -> str:
-    v = as_number(x)
-    return "—" if v is None else f"{v:.{nd}f}"
+    return fmt(as_number(x), nd)
 
 
 def _fmt_ci(obj: Any, point: str, nd: int = 2, prefix: str = "") -> str:
-    p, lo, hi = ci_of(obj, point)
-    if p is None:
-        return "—"
-    if lo is None or hi is None:
-        return f"{prefix}{p:.{nd}f}"
-    return f"{prefix}{p:.{nd}f} [{lo:.{nd}f}, {hi:.{nd}f}]"
+    return fmt_ci(*ci_of(obj, point), digits=nd, prefix=prefix)
 
 
 def _yn(x: Any) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from skill_tools.benchmark_md import EvalMeta
-from skill_tools.card_results import KINDS, ResultsFile, variant_status
+from skill_tools.package.benchmark_md import EvalMeta
+from skill_tools.package.card_results import KINDS, ResultsFile, variant_status
 
 SKILL_CARD = "skill-card.md"
 #: At the end, not the top: the catalog's cards open with "## Description: <br>", and its metadata

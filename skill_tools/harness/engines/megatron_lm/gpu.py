@@ -20,6 +20,8 @@ Observed without changing Megatron's code path:
   function is Megatron's own, called with the same arguments);
 * peak memory and versions, written at exit by rank 0 to the sidecar JSON.
 
+The observation is :mod:`skill_tools.harness.engines.observe`, shared with engine ``bridge``.
+
 One substitution is recorded in the sidecar: the wheel ships the compiled dataset helpers but
 not their Makefile, so ``compile_helpers`` (which runs ``make``) is skipped when the compiled
 module imports.
@@ -27,26 +29,16 @@ module imports.
 
 from __future__ import annotations
 
-import argparse
-import atexit
 import dataclasses
 import inspect
-import json
-import os
-import platform
 import sys
-import time
-import traceback
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import torch
 
-from skill_tools.harness.graph_counter import GraphCounter
-from skill_tools.harness.results import driver_version
-
-_STATE: dict[str, Any] = {"ok": False, "phase": "start", "substitutions": [], "iterations": []}
+from skill_tools.harness.engines.observe import (STATE as _STATE, engine_arguments, run_recorded,
+                                                 skip_make_when_compiled, versions, wrap_train_step)
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,135 +215,6 @@ def model_provider(pre_process=True, post_process=True, vp_stage=None, config=No
     return GPTModel(**{k: v for k, v in kwargs.items() if k in accepted and (v is not None or k == "vp_stage")})
 
 
-# --------------------------------------------------------------------------------------------
-# Observation (no change to Megatron's code path)
-# --------------------------------------------------------------------------------------------
-
-
-def wrap_train_step(training, profile_from: int | None, profile_steps: int) -> None:
-    """Record CUDA events and graph replays around each call of the framework's own ``train_step``
-    (``training`` is the module whose ``train()`` looks it up at call time: Megatron-LM's
-    ``megatron.training.training`` or Bridge's ``megatron.bridge.training.train``); the calls
-    ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler for the
-    GPU-busy time per step (their logged times carry the profiler's overhead)."""
-    from torch.profiler import ProfilerActivity, profile
-
-    from skill_tools.harness.gpu_profile import busy_ms
-
-    orig = training.train_step
-    events: list[tuple[torch.cuda.Event, torch.cuda.Event, int, int]] = []
-    _STATE["_events"] = events
-    busy: list[float] = []
-
-    def train_step(*args, **kwargs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        replays, captures = GraphCounter.replays, GraphCounter.captures
-        profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
-        if profiled:
-            torch.cuda.synchronize()
-            prof = profile(activities=[ProfilerActivity.CUDA])
-            prof.__enter__()
-        start.record()
-        out = orig(*args, **kwargs)
-        end.record()
-        if profiled:
-            torch.cuda.synchronize()
-            prof.__exit__(None, None, None)
-            busy.append(busy_ms(prof))
-            _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
-        events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
-        return out
-
-    training.train_step = train_step
-
-
-def _skip_make_when_compiled() -> None:
-    """The wheel has helpers_cpp compiled but no Makefile: skip the ``make`` Megatron would run."""
-    try:
-        import megatron.core.datasets.helpers_cpp  # noqa: F401
-        import megatron.core.datasets.utils as dutils
-    except ImportError:
-        return
-    if (Path(dutils.__file__).parent / "Makefile").exists():
-        return
-    dutils.compile_helpers = lambda: print("[engine] dataset helpers are compiled in the wheel; make skipped", flush=True)
-    _STATE["substitutions"].append("megatron.core.datasets.utils.compile_helpers: skipped (compiled helpers_cpp "
-                                   "in the wheel, no Makefile)")
-
-
-def _versions() -> dict[str, Any]:
-    from importlib import metadata
-
-    def version(*names: str) -> str | None:
-        for n in names:
-            try:
-                return metadata.version(n)
-            except metadata.PackageNotFoundError:
-                continue
-        return None
-
-    import megatron.core
-    import megatron.training
-
-    props = torch.cuda.get_device_properties(0) if torch.cuda.is_available() else None
-    return {
-        "gpu": props.name if props else None,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        # The distribution's version: megatron.core.__version__ appends the git sha of the working
-        # directory's repository when there is one (megatron/core/package_info.py), i.e. ours.
-        "megatron_core": version("megatron-core", "megatron_core") or getattr(megatron.core, "__version__", None),
-        # The folder name only (a site-packages folder or a checkout): results carry no host paths.
-        "megatron_training_from": Path(megatron.training.__file__).parent.parent.parent.name,
-        "driver": driver_version(),
-        "transformer_engine": version("transformer-engine", "transformer_engine", "transformer-engine-cu13",
-                                      "transformer-engine-cu12"),
-        "python": platform.python_version(),
-    }
-
-
-def _write_sidecar(path: Path) -> None:
-    events = _STATE.pop("_events", [])
-    try:
-        torch.cuda.synchronize()
-        _STATE["iterations"] = [{"cuda_ms": round(s.elapsed_time(e), 5), "replays": r, "captures": c}
-                                for s, e, r, c in events]
-    except Exception as exc:  # a failed run may leave the context unusable; keep what is known
-        _STATE["iterations_error"] = f"{type(exc).__name__}: {exc}"[:500]
-    _STATE["captures"] = GraphCounter.captures
-    _STATE["replays"] = GraphCounter.replays
-    try:
-        _STATE["memory"] = {"max_allocated_mb": round(torch.cuda.max_memory_allocated() / 2**20, 2),
-                            "max_reserved_mb": round(torch.cuda.max_memory_reserved() / 2**20, 2)}
-    except Exception:
-        pass
-    if int(os.environ.get("RANK", "0")) == 0:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(_STATE, indent=1))
-
-
-def engine_arguments(module: str, loop_args: str, argv: list[str] | None,
-                     configure: Any = None) -> tuple[argparse.Namespace, list[str]] | None:
-    """(the engine's own options before ``--``, the loop's arguments after it), or None after
-    printing the usage when there is no ``--``. Both engines observe the same way from here on: the
-    sidecar is written at exit and every CUDA graph capture and replay is counted."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" not in argv:
-        print(f"usage: python -m {module} --sidecar OUT.json -- <{loop_args}>", file=sys.stderr)
-        return None
-    split = argv.index("--")
-    ours = argparse.ArgumentParser(prog=module)
-    ours.add_argument("--sidecar", required=True)
-    ours.add_argument("--profile-from", type=int, default=None, help="0-based train_step call to start profiling")
-    ours.add_argument("--profile-steps", type=int, default=0)
-    if configure is not None:
-        configure(ours)
-    opts = ours.parse_args(argv[:split])
-    atexit.register(_write_sidecar, Path(opts.sidecar))
-    GraphCounter.install()
-    return opts, argv[split + 1:]
-
-
 def main(argv: list[str] | None = None) -> int:
     parsed = engine_arguments("skill_tools.harness.engines.megatron_lm", "Megatron-LM flags", argv)
     if parsed is None:
@@ -362,11 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     sys.argv = [sys.argv[0], *flags]
 
     def body() -> None:
-        _skip_make_when_compiled()
+        skip_make_when_compiled()
         from megatron.core.enums import ModelType
         from megatron.training import pretrain
 
-        _STATE["versions"] = _versions()
+        _STATE["versions"] = versions()
         import megatron.training.training as training
 
         wrap_train_step(training, opts.profile_from, opts.profile_steps)
@@ -386,27 +249,3 @@ def main(argv: list[str] | None = None) -> int:
                      args_defaults={"tokenizer_type": "NullTokenizer"})
 
     return run_recorded(body)
-
-
-def run_recorded(body) -> int:
-    """Run an engine's ``body`` (the framework's own pretrain) and record how it ended in the
-    sidecar: a failure is data the runner classifies from the log, so nothing escapes as a crash."""
-    t0 = time.perf_counter()
-    try:
-        body()
-        _STATE["ok"] = True
-        _STATE["phase"] = "done"
-    except SystemExit as exc:  # argparse errors and the framework's own exits
-        _STATE["exception"] = f"SystemExit: {exc.code}"
-        traceback.print_exc()
-        return int(exc.code) if isinstance(exc.code, int) else 1
-    except Exception as exc:  # the run's failure is data: the runner classifies it from the log
-        _STATE["exception"] = f"{type(exc).__name__}: {exc}"[:2000]
-        traceback.print_exc()
-        return 1
-    finally:
-        _STATE["wall_s"] = round(time.perf_counter() - t0, 3)
-    return 0
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -53,7 +53,7 @@ from skill_tools.harness.iteration_log import iteration_lines
 from skill_tools.harness.results import driver_version
 from skill_tools.harness.spec import VariantSpec
 
-log = logging.getLogger("skill_tools.harness.worker")
+log = logging.getLogger("skill_tools.harness.engines.proxy")
 
 
 def loss_func(loss_mask: torch.Tensor, output_tensor: torch.Tensor):
@@ -133,7 +133,7 @@ def resolve_capture_stream(mode: str) -> str:
 
 
 def run_variant(spec: VariantSpec, result: dict[str, Any]) -> None:
-    from skill_tools.harness import training_setup as ts
+    from skill_tools.harness.engines.proxy import setup as ts
 
     t0 = time.perf_counter()
     GraphCounter.install()
@@ -160,8 +160,8 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
     from megatron.core.optimizer.optimizer_cuda_graph import OptimizerCudaGraphWrapper
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
-    from skill_tools.harness import proxy
-    from skill_tools.harness import training_setup as ts
+    from skill_tools.harness.engines.proxy import model as proxy
+    from skill_tools.harness.engines.proxy import setup as ts
 
     ts.init_rng(spec)
     num_microbatches = ts.init_microbatches(spec)
@@ -298,14 +298,14 @@ def _run_variant(spec: VariantSpec, result: dict[str, Any], t0: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="skill_tools.harness.worker")
+    parser = argparse.ArgumentParser(prog="skill_tools.harness.engines.proxy")
     parser.add_argument("--spec", required=True, help="VariantSpec as JSON, or @path to a JSON file")
     parser.add_argument("--out", required=True, help="result JSON path (written by rank 0)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stdout,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     text = Path(args.spec[1:]).read_text() if args.spec.startswith("@") else args.spec
-    spec = VariantSpec.from_dict(json.loads(text))
+    spec = VariantSpec.from_record(text)
     rank = int(os.environ.get("RANK", "0"))
     result: dict[str, Any] = {"name": spec.name, "spec": spec.to_dict(), "ok": False, "phase": "start"}
     print(f"[harness] variant={spec.name} workload={spec.workload} size={spec.size} impl={spec.impl} "
@@ -325,13 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[harness] variant={spec.name} phase={result['phase']} ok={result['ok']} "
           f"graphs={result.get('graphs_count')} replays/step={result.get('replays_per_step')}", flush=True)
     try:
-        from skill_tools.harness import training_setup as ts
+        from skill_tools.harness.engines.proxy import setup as ts
 
         ts.teardown()
     except Exception:  # teardown after a failed capture may itself fail; the result is written
         pass
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

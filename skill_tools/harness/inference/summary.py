@@ -1,15 +1,15 @@
-"""A short summary of the inference results documents in a folder (``python -m
-skill_tools.harness.inference_summary DIR``): one line per workload and scope with the decode-step
-speedup at the smallest and largest batch, the parity verdicts and capture time, and what was not
-measured and why. Reads only the JSON files ``inference_runner`` wrote; no torch."""
+"""A short summary of the inference results documents in a folder (``skill-tools bench --summary
+DIR``): one line per workload and scope with the decode-step speedup at the smallest and largest
+batch, the parity verdicts and capture time, and what was not measured and why. Reads only the JSON
+files ``bench --mode inference`` wrote; no torch."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
+
+from skill_tools.errors import EXIT_OK, InputError
 
 
 def _speedup(vs: list[dict[str, Any]], pick) -> str:
@@ -52,24 +52,17 @@ def summarize(doc: dict[str, Any]) -> list[str]:
     return lines or [f"{name}: no graphed variant in the document"]
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("folder")
-    args = p.parse_args(argv)
-    docs = sorted(Path(args.folder).glob("*.json"))
+def print_folder(folder: Path) -> int:
+    """``bench --summary FOLDER``: one summary per inference results JSON in the folder."""
+    docs = sorted(Path(folder).glob("*.json"))
     if not docs:
-        print(f"inference summary: no results JSON in {args.folder}", file=sys.stderr)
-        return 1
+        raise InputError("--summary", f"no results JSON in {folder}", hint="pass the --out folder of bench --mode inference")
     for path in docs:
         try:
             doc = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            print(f"{path.name}: unreadable ({exc})")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            print(f"{path.name}: unreadable ({type(exc).__name__})")
             continue
-        if doc.get("kind") == "inference":
+        if isinstance(doc, dict) and doc.get("kind") == "inference":
             print("\n".join(summarize(doc)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return EXIT_OK

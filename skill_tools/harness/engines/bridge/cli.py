@@ -15,7 +15,7 @@ Bridge logs iterations with Megatron-LM's format (``training/utils/train_utils.p
 (ms): {:.1f} |``, ``{key}: {:.6E} |`` per loss, ``grad norm: {:.3f} |``), so
 :mod:`skill_tools.logs` reads it; ``train.py`` ``_delete_cuda_graphs`` prints "Deleting CUDA graphs"
 at teardown, recorded as ``teardown_observed``. The worker record has the shape
-:func:`skill_tools.harness.real_loop.worker_from_log` gives, with ``engine: bridge``.
+:func:`skill_tools.harness.engines.framework_run.record_from_log` gives, with ``engine: bridge``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ from skill_tools.config.era import Era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.config.render import render
 from skill_tools.errors import InputError
-from skill_tools.harness import real_loop
+from skill_tools.harness.engines.framework_run import (data_parallel, first_measured, record_from_log, run_files,
+                                                       train_iters, trial_record)
 from skill_tools.harness.isolation import run_isolated, torchrun_command
+from skill_tools.harness.records import Sidecar, read_sidecar
+from skill_tools.harness.runner import WORKER_ENV
 from skill_tools.harness.spec import VariantSpec
 from skill_tools.logs.reader import read_lines
 
@@ -40,26 +43,28 @@ WORKER = f"torchrun -m {ENGINE_MODULE} (megatron.bridge.training.pretrain)"
 #: which Bridge's ``is_full_iteration_cuda_graph`` accepts and megatron-core 0.18+ converts.
 LEGACY_FULL_ITERATION = "full_iteration:local-spelling"
 TEARDOWN_MESSAGE = "Deleting CUDA graphs"
-VOCAB = 8192
 
 
 def model_overrides(spec: VariantSpec) -> list[str]:
     """The engine's model, data and loop settings as Bridge Hydra overrides (what stands in for the
     user's model; the recipe itself is :func:`skill_tools.rules.bridge_recipe.tiny_gpt_recipe`)."""
-    layers, hidden, heads, seq = real_loop._SIZES[spec.size]
-    gbs = spec.micro_batch_size * spec.num_microbatches * max(1, spec.nproc // max(1, spec.tp * spec.ep))
-    out = [f"model.num_layers={layers}", f"model.hidden_size={hidden}", f"model.num_attention_heads={heads}",
-           f"model.ffn_hidden_size={4 * hidden}", f"model.seq_length={seq}", f"dataset.seq_length={seq}",
-           f"model.vocab_size={VOCAB}", f"tokenizer.vocab_size={VOCAB}",
+    shape = spec.shape
+    seq = shape.seq_length
+    gbs = spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)
+    out = [f"model.num_layers={shape.num_layers}", f"model.hidden_size={shape.hidden_size}",
+           f"model.num_attention_heads={shape.num_attention_heads}", f"model.ffn_hidden_size={shape.ffn_hidden_size}",
+           f"model.seq_length={seq}", f"dataset.seq_length={seq}",
+           f"model.vocab_size={shape.vocab_size}", f"tokenizer.vocab_size={shape.vocab_size}",
            f"model.tensor_model_parallel_size={spec.tp}", "model.gradient_accumulation_fusion=false",
-           f"train.train_iters={real_loop.train_iters(spec)}", f"train.micro_batch_size={spec.micro_batch_size}",
+           f"train.train_iters={train_iters(spec)}", f"train.micro_batch_size={spec.micro_batch_size}",
            f"train.global_batch_size={gbs}", f"optimizer.lr={spec.lr}", f"optimizer.min_lr={spec.lr}",
            f"rng.seed={spec.seed}", f"dataset.random_seed={spec.seed}", "logger.log_interval=1",
            "logger.log_throughput=true"]
     if spec.ep > 1:
         out.append(f"model.expert_model_parallel_size={spec.ep}")
     if spec.workload.startswith("moe"):
-        out += ["model.num_moe_experts=8", "model.moe_router_topk=2", "model.moe_token_dispatcher_type=alltoall",
+        out += [f"model.num_moe_experts={shape.num_experts}", f"model.moe_router_topk={shape.moe_topk}",
+                "model.moe_token_dispatcher_type=alltoall",
                 "model.moe_grouped_gemm=true", "model.add_bias_linear=false"]
         if spec.workload == "moe_droppad":
             out += ["model.moe_expert_capacity_factor=1.0", "model.moe_pad_expert_input_to_capacity=true"]
@@ -96,16 +101,20 @@ def run_overrides(spec: VariantSpec, era: Era) -> list[str]:
     return model_overrides(spec) + graph_overrides(spec, era)
 
 
+def overrides_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
+    """A variant's whole override list read back as the Bridge config it is."""
+    from skill_tools.config.readers import read_text
+
+    return read_text("\n".join(run_overrides(spec, era)), fmt="hydra", source=f"variant {spec.name}")
+
+
 def refuse_illegal(specs: list[VariantSpec], era: Era) -> None:
     """InputError (exit 2, no GPU time) where the catalog, reading a variant's whole override list as
     the Bridge config it is, finds an error (Bridge-only rules included: this engine runs Bridge)."""
-    from skill_tools.config.readers import read_text
     from skill_tools.rules.engine import check
 
     for spec in specs:
-        cfg = read_text("\n".join(run_overrides(spec, era)), fmt="hydra",
-                        source=f"variant {spec.name}")
-        errors = [f for f in check(cfg, era) if f.severity == "error"]
+        errors = [f for f in check(overrides_config(spec, era), era) if f.severity == "error"]
         if errors:
             raise InputError(f"variant {spec.name}", "refused before any GPU time: "
                              + "; ".join(f"[{f.rule}] {f.message}" for f in errors),
@@ -117,24 +126,23 @@ def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str
     overrides = run_overrides(spec, era)
     ours = ["--sidecar", str(sidecar), "--layer-spec", spec.layer_spec]
     if spec.profile_steps:
-        first = real_loop.first_measured(spec) + spec.steps
+        first = first_measured(spec) + spec.steps
         ours += ["--profile-from", str(first), "--profile-steps", str(spec.profile_steps)]
     return torchrun_command(ENGINE_MODULE, [*ours, "--", *overrides], spec.nproc), overrides
 
 
-def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] | None,
+def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: Sidecar | None,
                     overrides: list[str]) -> dict[str, Any]:
-    """The per-run record the results aggregation reads (the megatron-lm engine's shape)."""
-    training = real_loop.Training("bridge", None)
-    record = real_loop.worker_from_log(spec, log_path, sidecar, overrides, training)
+    """The per-run record the results aggregation reads (:func:`framework_run.record_from_log`)."""
+    record = record_from_log(spec, log_path, sidecar, overrides, engine="bridge",
+                             model_flags=len(model_overrides(spec)), training_source=None, training_path=None)
     text = "".join(read_lines(log_path))  # plain or gzip (committed logs are gzipped)
-    side = sidecar or {}
+    side = sidecar or Sidecar()
     record.update({
-        "engine": "bridge", "megatron_training": None, "megatron_training_path": None,
         "overrides": overrides, "capture_stream": "Megatron Bridge's own",
-        "bridge_version": (side.get("versions") or {}).get("megatron_bridge"),
+        "bridge_version": (side.versions or {}).get("megatron_bridge"),
         "teardown_observed": TEARDOWN_MESSAGE in text,
-        "bridge_graph_config": side.get("graph_config"),
+        "bridge_graph_config": side.graph_config,
     })
     record.pop("flags", None)
     m = re.search(r"Megatron Bridge supports \S+ only for[^\n]*|Transformer engine's RNG tracker is required[^\n]*|"
@@ -147,24 +155,22 @@ def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] |
 def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, era: Era,
             env: dict[str, str] | None = None) -> dict[str, Any]:
     """One isolated Bridge run -> {"trial", "isolation", "worker"} (the runner's shape)."""
-    from skill_tools.harness.runner import WORKER_ENV
-
-    slug = spec.name.replace(":", "_").replace("+", "-")
-    sidecar_path = out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
+    log_path, sidecar_path = run_files(spec, trial, out_dir)
     sidecar_path.parent.mkdir(parents=True, exist_ok=True)
     sidecar_path.unlink(missing_ok=True)
-    log_path = out_dir / "logs" / f"{slug}-t{trial}.log"
     command, overrides = engine_command(spec, era, sidecar_path)
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
                        env={**WORKER_ENV, **(env or {})}, log_path=log_path)
-    worker = (worker_from_log(spec, log_path, real_loop.read_sidecar(sidecar_path), overrides)
+    worker = (worker_from_log(spec, log_path, read_sidecar(sidecar_path), overrides)
               if log_path.exists() else None)
-    return real_loop.trial_record(trial, iso.to_dict(), log_path, out_dir, worker)
+    return trial_record(trial, iso.to_dict(), log_path, out_dir, worker)
 
 
 def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
     """What the engine ran in place of the user's model: recorded with every result."""
-    record = real_loop.workload_record(spec, trials)
+    from skill_tools.harness.engines.megatron_lm.cli import workload_record as megatron_lm_record
+
+    record = megatron_lm_record(spec, trials)
     record.update({"engine": "bridge", "loop": "megatron.bridge.training.pretrain.pretrain with gpt_step.forward_step "
                    "(Megatron Bridge's own training loop)",
                    "recipe": "skill_tools.rules.bridge_recipe.tiny_gpt_recipe (Bridge's vanilla_gpt recipe classes)",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
-from skill_tools.harness.inference_runner import is_same_shape_control
+from skill_tools.harness.inference.results import is_same_shape_control
 from skill_tools.harness.results import LOSS_TOLERANCE, is_baseline
 
 RESULTS_DIR = "benchmarks/results"
@@ -27,7 +27,6 @@ _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 #: Training results of the harness's own loop from MCore parts: a capture micro-benchmark, kept
 #: in benchmarks/measured.yaml under this engine name but never summarised in card.yaml.
-PROXY = "proxy"
 
 
 @dataclass
@@ -52,13 +51,16 @@ class ResultsFile:
         w = self.data.get("workload")
         engine = self.data.get("engine") or (w.get("engine") if isinstance(w, dict) else None)
         if not engine and self.kind == "training":
-            return PROXY  # written before engines existed: the harness's own loop
+            return "proxy"  # written before engines existed: the harness's own loop (engine proxy)
         return str(engine) if engine else None
 
     @property
     def user_evidence(self) -> bool:
         """Whether the run went through an entry point users run (not the proxy micro-benchmark)."""
-        return self.engine != PROXY
+        from skill_tools.harness.engines import REGISTRY
+
+        engine = REGISTRY.get(self.engine or "")
+        return engine.runs_user_loop if engine is not None else True  # inference, evals: no proxy there
 
     @property
     def env(self) -> dict[str, Any]:
@@ -223,7 +225,7 @@ def variant_status(v: dict[str, Any], kind: str) -> str:
 
 
 _PEAK_GB_KEYS = ("peak_allocated_gb", "max_allocated_gb", "peak_memory_gb")
-#: The training harness (skill_tools/harness/worker.py) reports MiB after capture.
+#: The training harness (skill_tools/harness/engines/proxy/worker.py) reports MiB after capture.
 _PEAK_MB_KEYS = ("max_allocated_after_capture_mb", "max_allocated_mb")
 
 

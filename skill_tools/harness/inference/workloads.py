@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from skill_tools.config.era import era_for
+
 #: Packages a Mamba layer needs for dynamic-batching inference in megatron-core 0.19.2:
 #: ``MambaMixer.__init__`` raises ImportError without mamba_ssm (megatron/core/ssm/mamba_mixer.py:202
 #: @core_v0.19.0), and ``MambaMixer._dynamic_inference`` asserts these minimum versions
@@ -137,11 +139,6 @@ def _installed(module: str, dist: str) -> str | None:
         return "unknown"
 
 
-def _minor(version: str) -> tuple[int, int] | None:
-    m = re.match(r"(\d+)\.(\d+)", version)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def _fp32_residual_meets_te_fused_norm(w: Workload) -> bool:
     """Whether an fp32 residual stream reaches a TE fused LayerNorm+Linear uncast (see FUSED_NORM_SYMBOLS)."""
     if not w.config.get("fp32_residual_connection"):
@@ -165,7 +162,7 @@ def unavailable(w: Workload, installed: Callable[[str, str], str | None] = _inst
                    "core_v0.19.0, Megatron-LM PR #6272)")
     if _fp32_residual_meets_te_fused_norm(w):
         mcore = installed("megatron.core", "megatron-core")
-        if mcore and _minor(mcore) is not None and _minor(mcore) <= (0, 19):
+        if mcore and mcore != "unknown" and not era_for(mcore).has("te_norm_linear_casts_fp32_input"):
             out.append(f"fp32_residual_connection with TE's fused LayerNorm+Linear on megatron-core {mcore}: the "
                        "fp32 stream (embeddings cast at megatron/core/models/common/embeddings/"
                        "language_model_embedding.py:135-136) reaches TELayerNormColumnParallelLinear, which does not "

@@ -14,8 +14,8 @@ Run as ``torchrun -m skill_tools.harness.engines.bridge --sidecar OUT.json [--la
    ``GPTModelProvider.provide()`` (its graph asserts) and trains with ``train.py``'s capture path
    (``TECudaGraphHelper``, ``FullCudaGraphWrapper``, ``_delete_cuda_graphs`` at the end).
 
-Observed without changing Bridge's code path (as :mod:`skill_tools.harness.engines.megatron_lm`
-does): every ``torch.cuda.CUDAGraph`` capture and replay; CUDA-event times around each call of
+Observed without changing Bridge's code path (:mod:`skill_tools.harness.engines.observe`,
+shared with engine ``megatron-lm``): every ``torch.cuda.CUDAGraph`` capture and replay; CUDA-event times around each call of
 Bridge's own ``train_step`` (``train()`` looks the module attribute up at call time, train.py
 l.231); whether ``_delete_cuda_graphs`` ran and whether a full-iteration graph existed then; the
 graph settings Bridge's config held before and after ``pretrain``; peak memory and versions. The
@@ -25,14 +25,13 @@ sidecar is written at exit by rank 0. With ``--layer-spec local`` the provider's
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import torch  # noqa: F401 - before Transformer Engine, which loads against the torch already imported
 
-from skill_tools.harness.engines import megatron_lm as _shared
+from skill_tools.harness.engines import observe
 
-_STATE: dict[str, Any] = _shared._STATE
+_STATE: dict[str, Any] = observe.STATE
 GRAPH_FIELDS = ("cuda_graph_impl", "cuda_graph_modules", "cuda_graph_scope", "use_te_rng_tracker",
                 "cuda_graph_warmup_steps")
 
@@ -68,7 +67,7 @@ def _watch_teardown() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parsed = _shared.engine_arguments(
+    parsed = observe.engine_arguments(
         "skill_tools.harness.engines.bridge", "Hydra overrides", argv,
         configure=lambda p: p.add_argument("--layer-spec", choices=("te", "local"), default="te"))
     if parsed is None:
@@ -76,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     opts, overrides = parsed
 
     def body() -> None:
-        _shared._skip_make_when_compiled()
+        observe.skip_make_when_compiled()
         _STATE["phase"] = "import"
         from megatron.bridge.training.gpt_step import forward_step
         from megatron.bridge.training.pretrain import pretrain
@@ -85,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         from skill_tools.config.era import installed_version
         from skill_tools.rules.bridge_recipe import tiny_gpt_recipe
 
-        _STATE["versions"] = {**_shared._versions(), "megatron_bridge": installed_version("megatron-bridge"),
+        _STATE["versions"] = {**observe.versions(), "megatron_bridge": installed_version("megatron-bridge"),
                               "transformers": installed_version("transformers")}
         _STATE["phase"] = "overrides"
         cfg = tiny_gpt_recipe()
@@ -97,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         _STATE["graph_config"] = {"after_overrides": _graph_settings(cfg)}
         import megatron.bridge.training.train as train_mod
 
-        _shared.wrap_train_step(train_mod, opts.profile_from, opts.profile_steps)
+        observe.wrap_train_step(train_mod, opts.profile_from, opts.profile_steps)
         _watch_teardown()
         _STATE["phase"] = "pretrain"
         print(f"[engine] bridge: megatron-bridge {_STATE['versions']['megatron_bridge']}, "
@@ -106,8 +105,4 @@ def main(argv: list[str] | None = None) -> int:
         pretrain(cfg, forward_step)
         _STATE["graph_config"]["after_pretrain"] = _graph_settings(cfg)
 
-    return _shared.run_recorded(body)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return observe.run_recorded(body)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from skill_tools.card_results import (
+from skill_tools.package.card_results import (
     KINDS,
     LOSS_PARITY_TOL,
     ResultsFile,

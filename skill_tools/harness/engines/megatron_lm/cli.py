@@ -14,19 +14,22 @@ sidecar (CUDA-graph capture and replay counts, CUDA-event step times, peak memor
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skill_tools.config.era import Era, parse_version
+from skill_tools.config.era import Era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.config.render import render
 from skill_tools.errors import InputError
+from skill_tools.harness.engines.framework_run import (data_parallel, first_measured, record_from_log, run_files,
+                                                       train_iters, trial_record)
 from skill_tools.harness.isolation import run_isolated, torchrun_command
-from skill_tools.harness.spec import VariantSpec
+from skill_tools.harness.records import read_sidecar
+from skill_tools.harness.runner import WORKER_ENV
+from skill_tools.harness.spec import SIZES, VariantSpec
 
 ENGINE_MODULE = "skill_tools.harness.engines.megatron_lm"
 #: What runs each variant, as plans and dry runs state it.
@@ -57,7 +60,7 @@ def locate_training(megatron_lm: str | Path | None, era: Era) -> Training:
                              hint=f"point it at a Megatron-LM checkout of tag {tag} "
                                   f"(git clone -b {tag} https://github.com/NVIDIA/Megatron-LM)")
         return Training("checkout", str(root))
-    if parse_version(era.mcore_version) >= (0, 18, 0):
+    if era.has("megatron_training_in_wheel"):
         if _wheel_has_training():
             return Training("wheel", None)
         raise InputError("--megatron-lm", "megatron.training is not importable here (megatron-core 0.18+ wheels ship "
@@ -81,16 +84,11 @@ def _wheel_has_training() -> bool:
 # Flags
 # --------------------------------------------------------------------------------------------
 
-#: (num_layers, hidden, heads, seq) per size; the same shapes as the proxy sizes.
-_SIZES = {"tiny": (4, 512, 8, 256), "small": (4, 1024, 16, 1024), "medium": (8, 2048, 16, 1024),
-          "large": (8, 2048, 16, 2048)}
-
-
 def layout_problem(workload: str, size: str, nproc: int, microbatches: int, *, tp: int = 1, pp: int = 1,
                    ep: int = 1, vpp_layers: int | None = None) -> tuple[str, str] | None:
     """(what is wrong, the fix) for a parallel layout Megatron-LM would refuse, or None. Megatron-LM's
     own validate_args stays the judge at run time; this only refuses before any GPU time."""
-    layers = _SIZES[size][0]
+    layers = SIZES[size].num_layers
     if min(nproc, tp, pp, ep, microbatches) < 1:
         return "sizes must be at least 1", "use positive --nproc/--tp/--pp/--ep/--microbatches"
     if nproc % (tp * pp):
@@ -114,31 +112,17 @@ def layout_problem(workload: str, size: str, nproc: int, microbatches: int, *, t
     return None
 
 
-def train_iters(spec: VariantSpec) -> int:
-    """Warmup, the capture iteration, settle iterations, the measured ones, then the profiled ones."""
-    return first_measured(spec) + spec.steps + spec.profile_steps
-
-
-def first_measured(spec: VariantSpec) -> int:
-    """0-based index of the first measured iteration."""
-    return spec.warmup_steps + 1 + spec.settle_steps
-
-
-def data_parallel(spec: VariantSpec) -> int:
-    """Data-parallel ranks: what is left of the world after tensor and pipeline parallelism."""
-    return max(1, spec.nproc // (spec.tp * spec.pp))
-
-
 def model_flags(spec: VariantSpec) -> list[str]:
     """The engine's model, data and loop flags (what is substituted for the user's model)."""
-    layers, hidden, heads, seq = _SIZES[spec.size]
+    shape = spec.shape
+    layers, hidden, heads, seq = shape.num_layers, shape.hidden_size, shape.num_attention_heads, shape.seq_length
     flags = [
         "--num-layers", str(layers), "--hidden-size", str(hidden), "--num-attention-heads", str(heads),
         "--seq-length", str(seq), "--max-position-embeddings", str(seq),
         "--micro-batch-size", str(spec.micro_batch_size),
         "--global-batch-size", str(spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)),
         "--train-iters", str(train_iters(spec)), "--lr", str(spec.lr), "--lr-decay-style", "constant",
-        "--bf16", "--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", "8192",
+        "--bf16", "--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", str(shape.vocab_size),
         "--transformer-impl", "transformer_engine" if spec.layer_spec == "te" else "local",
         "--log-interval", "1", "--log-throughput", "--eval-iters", "0", "--eval-interval", "100000",
         "--split", "99,1,0", "--seed", str(spec.seed), "--no-gradient-accumulation-fusion",
@@ -151,8 +135,8 @@ def model_flags(spec: VariantSpec) -> list[str]:
     if spec.ep > 1:
         flags += ["--expert-model-parallel-size", str(spec.ep)]
     if spec.workload.startswith("moe"):
-        flags += ["--num-experts", "8", "--moe-router-topk", "2", "--moe-token-dispatcher-type", "alltoall",
-                  "--ffn-hidden-size", str(4 * hidden), "--moe-grouped-gemm", "--disable-bias-linear"]
+        flags += ["--num-experts", str(shape.num_experts), "--moe-router-topk", str(shape.moe_topk),
+                  "--moe-token-dispatcher-type", "alltoall", "--ffn-hidden-size", str(shape.ffn_hidden_size), "--moe-grouped-gemm", "--disable-bias-linear"]
         if spec.workload == "moe_droppad":
             flags += ["--moe-expert-capacity-factor", "1.0", "--moe-pad-expert-input-to-capacity"]
     return flags
@@ -194,8 +178,6 @@ def run_flags(spec: VariantSpec, era: Era) -> list[str]:
 def _worker_env() -> dict[str, str]:
     """The environment every engine run gets (CUDA_DEVICE_MAX_CONNECTIONS=1 among it: Megatron-LM
     asserts it for TP before Blackwell, arguments.py l.1393-1414 in megatron-core 0.19.2)."""
-    from skill_tools.harness.runner import WORKER_ENV
-
     return dict(WORKER_ENV)
 
 
@@ -223,75 +205,9 @@ def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str
 
 def worker_from_log(spec: VariantSpec, log_path: Path, sidecar: dict[str, Any] | None,
                     flags: list[str], training: Training) -> dict[str, Any]:
-    """The per-run record :func:`skill_tools.harness.results.aggregate_variant` reads."""
-    from skill_tools.logs.parse import parse_path
-    from skill_tools.logs.steady import detect_capture
-
-    log = parse_path(log_path)
-    side = sidecar or {}
-    its = sorted({it.iteration: it for it in log.iterations if it.rank in (None, 0)}.values(),
-                 key=lambda it: it.iteration)
-    lo, hi = first_measured(spec), first_measured(spec) + spec.steps
-    step_ms = [it.elapsed_ms for it in its]
-    losses = [it.losses.get("lm loss") for it in its]
-    cap = detect_capture(log)
-    cuda = side.get("iterations") or []
-    # The iteration that captured (CUDA events around Megatron's train_step), else the log's.
-    cap_idx = next((i for i, r in enumerate(cuda) if r.get("captures")), None)
-    if cap_idx is None and cap.iteration is not None:
-        cap_idx = cap.iteration - 1
-    capture_step_ms = None
-    if cap_idx is not None and cap_idx < len(cuda):
-        capture_step_ms = cuda[cap_idx]["cuda_ms"]
-    elif cap_idx is not None and cap_idx < len(step_ms):
-        capture_step_ms = step_ms[cap_idx]
-    replays_measured = sum(r.get("replays", 0) for r in cuda[lo:hi])
-    measured = len(cuda[lo:hi])
-    graphed = spec.graphed
-    captures = int(side.get("captures") or 0)
-    failures = [f.to_dict() if hasattr(f, "to_dict") else dict(f.__dict__) for f in log.failures]
-    ok = bool(side.get("ok")) and len(its) >= train_iters(spec)
-    record: dict[str, Any] = {
-        "name": spec.name, "engine": "megatron-lm", "ok": ok, "phase": side.get("phase"),
-        "exception": side.get("exception"),
-        "flags": flags, "graph_flags": flags[len(model_flags(spec)):], "megatron_training": training.source,
-        "megatron_training_path": None if training.path is None else Path(training.path).name,
-        "env": dict(side.get("versions") or {}),
-        "iterations_logged": len(its),
-        "step_ms_all": [x for x in step_ms if x is not None],
-        "raw_step_ms": [x for x in step_ms[lo:hi] if x is not None],
-        "cuda_step_ms": [r["cuda_ms"] for r in cuda[lo:hi]],
-        "kernel_ms_per_step": side.get("kernel_ms_per_step"),
-        "losses": [x for x in losses if x is not None] if all(x is not None for x in losses) else None,
-        "grad_norms": [it.grad_norm for it in its],
-        "captures_observed": captures,
-        "graphs_count": captures,
-        "graph_records": {"torch.cuda.CUDAGraph captures": captures},
-        "captured": captures > 0,
-        "replays_measured": replays_measured,
-        "replays_per_step": replays_measured / measured if measured else None,
-        "replayed": bool(graphed and measured and replays_measured >= measured),
-        "capture_iteration": cap.iteration,
-        "capture_s": cap.seconds,
-        # The whole capturing iteration (warmup run, capture, first replay), for full-iteration graphs
-        # whose capture time Megatron-LM does not log.
-        "capture_step_ms": capture_step_ms,
-        "capture_log": cap.to_dict(),
-        "memory": side.get("memory"),
-        "capture_stream": "Megatron-LM's own",
-        "substitutions": side.get("substitutions") or [],
-        "log_failures": failures[:5],
-    }
-    if ok and graphed and not record["captured"]:
-        record["ok"] = False
-        record["exception"] = "the run finished but no CUDA graph was captured"
-    return record
-
-
-def run_files(spec: VariantSpec, trial: int, out_dir: Path) -> tuple[Path, Path]:
-    """(log, sidecar) of one run under ``out_dir``: ``logs/<slug>-t<trial>.log``, ``raw/<slug>-t<trial>.sidecar.json``."""
-    slug = spec.name.replace(":", "_").replace("+", "-")
-    return out_dir / "logs" / f"{slug}-t{trial}.log", out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
+    """The per-run record of one Megatron-LM run (:func:`framework_run.record_from_log`)."""
+    return record_from_log(spec, log_path, sidecar, flags, engine="megatron-lm", model_flags=len(model_flags(spec)),
+                           training_source=training.source, training_path=training.path)
 
 
 def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, era: Era,
@@ -301,8 +217,6 @@ def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float, *, e
     sidecar_path.parent.mkdir(parents=True, exist_ok=True)
     sidecar_path.unlink(missing_ok=True)
     command, flags = engine_command(spec, era, sidecar_path)
-    from skill_tools.harness.runner import WORKER_ENV
-
     iso = run_isolated(ENGINE_MODULE, [], nproc=spec.nproc, timeout_s=timeout_s, command=command,
                        env={**WORKER_ENV, **training.env(), **(env or {})}, log_path=log_path)
     return outcome(spec, trial, iso.to_dict(), log_path, sidecar_path, out_dir, flags, training)
@@ -317,32 +231,15 @@ def outcome(spec: VariantSpec, trial: int, iso_d: dict[str, Any], log_path: Path
     return trial_record(trial, iso_d, log_path, out_dir, worker)
 
 
-def read_sidecar(path: Path) -> dict[str, Any] | None:
-    """The engine's sidecar JSON, or None when the run died before writing a readable one."""
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
-def trial_record(trial: int, iso_d: dict[str, Any], log_path: Path, out_dir: Path,
-                 worker: dict[str, Any] | None) -> dict[str, Any]:
-    """The runner's per-trial shape; a process that exited 0 without a complete result is a failure."""
-    iso_d = dict(iso_d, log_path=log_path.relative_to(out_dir).as_posix())  # relative to the results folder
-    if iso_d.get("error_class") is None and (worker is None or not worker.get("ok")):
-        iso_d["error_class"] = "no_result" if worker is None else "worker_error"
-        iso_d["evidence"] = (worker or {}).get("exception") or "the run exited 0 without a complete log"
-    return {"trial": trial, "isolation": iso_d, "worker": worker}
-
-
 def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
     """What the engine ran in place of the user's model: recorded with every result."""
-    layers, hidden, heads, seq = _SIZES[spec.size]
+    shape = spec.shape
+    layers, hidden, heads, seq = shape.num_layers, shape.hidden_size, shape.num_attention_heads, shape.seq_length
     return {
         "engine": "megatron-lm", "loop": "megatron.training.pretrain (Megatron-LM's own training loop)",
         "workload": spec.workload, "size": spec.size,
         "shape": {"num_layers": layers, "hidden_size": hidden, "num_attention_heads": heads, "seq_length": seq,
-                  "vocab_size": 8192, "micro_batch_size": spec.micro_batch_size},
+                  "vocab_size": shape.vocab_size, "micro_batch_size": spec.micro_batch_size},
         "steps": spec.steps, "trials": trials, "warmup_steps": spec.warmup_steps,
         "settle_steps": spec.settle_steps, "train_iters": train_iters(spec), "nproc": spec.nproc,
         "tp": spec.tp, "pp": spec.pp, "vpp_layers": spec.vpp_layers, "ep": spec.ep, "dp": data_parallel(spec),

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.errors import InputError
-from skill_tools.package_lint import LintFinding, _doc_files, _read_text
-from skill_tools.skill_md import split as split_skill_md
-from skill_tools.skill_md import estimate_tokens
+from skill_tools.package.package_lint import LintFinding, _doc_files, _read_text
+from skill_tools.package.skill_md import split as split_skill_md
+from skill_tools.package.skill_md import estimate_tokens
 
 SIGNATURE = "skill.oms.sig"
 SKILL_CARD = "skill-card.md"
@@ -144,7 +144,7 @@ def check_generated(root: Path) -> list[LintFinding]:
     card = root / "card.yaml"
     if not card.is_file() or GENERATED_MARK not in _read_text(card, "card.yaml"):
         return out  # no card (check_card reports it), or one that `card sync` does not maintain
-    from skill_tools.card import sync  # imported here: card sync reads every results file
+    from skill_tools.package.card import sync  # imported here: card sync reads every results file
 
     try:
         report = sync(root, check=True)

@@ -6,12 +6,12 @@ reports (``*-evals-*.json``), and the card's ``validation_status`` from the clai
 (``benchmarks/validation.yaml``). It writes:
 
 - ``card.yaml``: ``validated_on``, ``validation_status``, ``measured_results`` and
-  ``expected_metric_change`` in the catalog's compact shapes (:mod:`skill_tools.card_compact`);
+  ``expected_metric_change`` in the catalog's compact shapes (:mod:`skill_tools.package.card_compact`);
   the rest of the card is hand-written and kept as written (ruamel.yaml round trip);
 - ``benchmarks/measured.yaml``: every variant of every results file, each naming its file;
-- ``BENCHMARK.md`` (:mod:`skill_tools.benchmark_md`) and ``skill-card.md``
-  (:mod:`skill_tools.skill_card`, which also reads the SKILL.md frontmatter);
-- ``.claude-plugin/plugin.json`` from the SKILL.md frontmatter (:mod:`skill_tools.plugin_manifest`);
+- ``BENCHMARK.md`` (:mod:`skill_tools.package.benchmark_md`) and ``skill-card.md``
+  (:mod:`skill_tools.package.skill_card`, which also reads the SKILL.md frontmatter);
+- ``.claude-plugin/plugin.json`` from the SKILL.md frontmatter (:mod:`skill_tools.package.plugin_manifest`);
 - ``references/rules.md`` from the rule catalog.
 
 ``--check`` regenerates in memory and reports what is stale, so CI fails when someone edits a
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools import __version__
-from skill_tools.benchmark_md import EvalMeta, render_benchmark
-from skill_tools.card_compact import (
+from skill_tools.package.benchmark_md import EvalMeta, render_benchmark
+from skill_tools.package.card_compact import (
     DETAIL,
     compact_expected,
     compact_measured,
@@ -36,7 +36,7 @@ from skill_tools.card_compact import (
     validated_on,
     validation_status,
 )
-from skill_tools.card_results import (  # noqa: F401  (re-exported: the card's public API)
+from skill_tools.package.card_results import (  # noqa: F401  (re-exported: the card's public API)
     _NO_RESULTS,
     KINDS,
     LOSS_PARITY_TOL,
@@ -52,8 +52,8 @@ from skill_tools.errors import InputError
 from skill_tools.rules.catalog import RULES_DOC
 from skill_tools.rules.catalog import load as load_catalog
 from skill_tools.rules.reference_doc import render as render_rules_doc
-from skill_tools.plugin_manifest import PLUGIN_JSON, render_plugin_json
-from skill_tools.skill_card import SKILL_CARD, render_skill_card
+from skill_tools.package.plugin_manifest import PLUGIN_JSON, render_plugin_json
+from skill_tools.package.skill_card import SKILL_CARD, render_skill_card
 
 CARD = "card.yaml"
 BENCHMARK = "BENCHMARK.md"
@@ -178,7 +178,7 @@ def sync(root: Path, *, check: bool = False) -> SyncReport:
     """Regenerate; write the files (or, with ``check``, only report which are stale)."""
     import yaml
 
-    from skill_tools.skill_md import frontmatter
+    from skill_tools.package.skill_md import frontmatter
 
     if not root.is_dir():
         raise InputError(str(root), "is not a directory", hint="pass the skill folder that holds card.yaml")
