@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from skill_tools.harness.headroom import REMEDIES, Headroom, install
+from skill_tools.harness.engines.megatron_lm.headroom import REMEDIES, Headroom, install
 
 
 @pytest.fixture

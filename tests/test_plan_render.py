@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from skill_tools.plan import build
-from skill_tools.plan.render import bridge_shape_overrides, megatron_lm_shape_flags, moe_layer_freq_flag
+from skill_tools.config.shape_render import bridge_shape_overrides, megatron_lm_shape_flags, moe_layer_freq_flag
 
 EXAMPLES = ["examples/megatron_lm_llama3_8b.sh", "examples/bridge_qwen3_30b_a3b.yaml",
             "examples/hydra_qwen15_moe_shared_expert.txt"]

@@ -80,9 +80,41 @@ def run(args: argparse.Namespace) -> int | None:
         doc["plan_refusals"] = [r.to_dict() for r in plan.refusals]
         print(json.dumps(doc, indent=1) if args.json else cluster_text(doc))
         return EXIT_OK
-    print_plan(plan, args.json)
-    if plan.refused:
+    if plan.refused or getattr(args, "plan_cluster", None) is None:  # precheck --config: the plan only
+        print_plan(plan, args.json)
         for r in plan.refusals:
             print(f"skill-tools: {r.line()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return EXIT_OK
+        return EXIT_BAD_INPUT if plan.refused else EXIT_OK
+    return _bench(args, plan)
+
+
+def _bench(args: argparse.Namespace, plan) -> int:
+    """``bench --config``: the plan, then (unless ``--dry-run``) its variants through the engine."""
+    from skill_tools.plan import measure, text
+
+    doc, checked = measure.run(args, plan)
+    if doc is None:
+        flags = checked.arguments()
+        if args.json:
+            print(json.dumps(plan.to_dict() | {"bench": checked.dry_run()}, indent=1, default=str))
+        else:
+            print(text(plan))
+            for s in checked.specs:
+                print(f"{s.name}: " + " ".join(flags.get(s.name, [])))
+        return EXIT_OK
+    from skill_tools.harness.report import markdown, write_outputs
+    from skill_tools.plan import report
+
+    stem = args.name or checked.stem(doc["date"])
+    lines = [report.decision(doc), *report.memory_lines(doc, plan), *report.headroom_lines(doc)]
+    doc["decision"] = lines[0]
+    doc["headroom_report"] = lines[1:]
+    paths = write_outputs(doc, args.out, stem)
+    if args.json:
+        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1, default=str))
+    else:
+        print(text(plan))
+        print(markdown(doc))
+        print("\n".join(lines))
+        print(f"results: {paths['json']}", file=sys.stderr)
+    return 1 if any(v["error_class"] for v in doc["variants"]) else EXIT_OK

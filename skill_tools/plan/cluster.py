@@ -87,7 +87,7 @@ def bridge_jobs(cfg: CanonicalConfig, plan: Plan, era: Era, gpu: str) -> list[di
     for cand in plan.candidates:
         log = f"logs/{cand.name.replace(':', '-').replace('+', '-')}.log"
         if plan.recipe:
-            from skill_tools.harness.bridge_cmd import RUN_SCRIPT, graph_flags
+            from skill_tools.harness.engines.bridge.command_pair import RUN_SCRIPT, graph_flags
 
             family = plan.recipe.split("_")[0].rstrip("0123456789") or plan.recipe
             flags = ["--cuda_graph_impl", "none"] if cand.impl == "none" else graph_flags(

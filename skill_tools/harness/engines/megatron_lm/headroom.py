@@ -46,6 +46,7 @@ class Headroom:
         self.active = False
         self.steps = 0
         self.ms: dict[str, float] = defaultdict(float)
+        self.sync_ms: dict[str, float] = defaultdict(float)
         self._depth: dict[str, int] = defaultdict(int)
 
     def timed(self, name: str, fn: Callable) -> Callable:
@@ -66,6 +67,12 @@ class Headroom:
         wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
         return wrapper
 
+    def profiled(self, prof: Any) -> None:
+        """One profiled step ended: count it and add its synchronisations per range."""
+        self.steps += 1
+        for name, ms in sync_ms_by_range(prof).items():
+            self.sync_ms[name] += ms
+
     def report(self) -> dict[str, Any]:
         """ms per step per range, ``other`` = train_step less the top-level named parts."""
         if not self.steps:
@@ -74,7 +81,8 @@ class Headroom:
         top = sum(per.get(k, 0.0) for k in ("forward_backward", "optimizer.step", "training_log"))
         if "train_step" in per:
             per["other"] = round(max(0.0, per["train_step"] - top + per.get("training_log", 0.0)), 4)
-        return {"steps": self.steps, "host_ms_per_step": per,
+        syncs = {k: round(v / self.steps, 4) for k, v in self.sync_ms.items()}
+        return {"steps": self.steps, "host_ms_per_step": per, "sync_ms_per_step": syncs,
                 "remedies": {k: REMEDIES[k] for k in per if k in REMEDIES}}
 
 
