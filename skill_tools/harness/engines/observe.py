@@ -39,7 +39,9 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
     ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler for the
     GPU-busy time per step (their logged times carry the profiler's overhead). With ``headroom``
     (engine megatron-lm's :class:`~skill_tools.harness.engines.megatron_lm.headroom.Headroom`) the
-    profiled steps also record host activity: its ranges, and the synchronisations inside each."""
+    profiled steps (and what ``train()`` does after each, its ``training_log``) time the host per part
+    of the step. The profile stays CUDA-only: host tracing stretches kernel times (tiny GPT: 1.5 ms of
+    kernels read as 10 ms with CPU activity on, 2026-12-03 H200)."""
     from torch.profiler import ProfilerActivity, profile
 
     from skill_tools.harness.gpu_profile import busy_ms
@@ -53,12 +55,12 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         replays, captures = GraphCounter.replays, GraphCounter.captures
         profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
+        if headroom is not None:  # on from a profiled step to the next step: train() logs in between
+            headroom.active = profiled
         if profiled:
             torch.cuda.synchronize()
-            prof = profile(activities=[ProfilerActivity.CUDA] + ([ProfilerActivity.CPU] if headroom else []))
+            prof = profile(activities=[ProfilerActivity.CUDA])
             prof.__enter__()
-            if headroom is not None:
-                headroom.active = True
         start.record()
         out = orig(*args, **kwargs)
         end.record()
@@ -67,7 +69,6 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
             prof.__exit__(None, None, None)
             busy.append(busy_ms(prof))
             if headroom is not None:
-                headroom.active = False
                 headroom.profiled(prof)
                 _STATE["headroom"] = headroom.report()
             _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)

@@ -271,7 +271,7 @@ def planned_record(spec: VariantSpec) -> dict[str, Any]:
     """``bench --config``: the user's (fitted) shape instead of a built-in size, and where it came from."""
     model = spec.model or {}
     shape = {k: v for k, v in model.get("shape", {}).items() if k != "origin"}
-    return {"workload": "user-config", "size": None, "shape": shape,
+    return {"workload": "config", "size": model.get("name"), "shape": shape,
             "layout": {k: v for k, v in model.get("layout", {}).items() if k != "origin"},
             "config": model.get("source"), "plan": model.get("plan"),
             "precision": shape.get("precision", "bf16")}
