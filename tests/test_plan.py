@@ -223,3 +223,20 @@ def test_variants_select_from_the_plan_and_refuse_what_the_model_cannot_run(repo
         "eager", "te:attn+moe_router+moe_preprocess"]
     assert main(["bench", "--config", str(repo / SHARED), "--dry-run", "--variants", "te:moe"]) == 2
     assert "drop-and-pad MoE only" in capsys.readouterr().err
+
+
+def test_a_config_never_runs_on_the_proxys_builtin_model(repo, capsys):
+    assert main(["bench", "--config", str(repo / LLAMA), "--dry-run", "--engine", "proxy"]) == 2
+    assert "the proxy loop builds only its own tiny workloads" in capsys.readouterr().err
+
+
+def test_dry_run_shows_the_flags_each_variant_runs_with(repo, capsys):
+    assert main(["bench", "--config", str(repo / QWEN), "--dry-run", "--json",
+                 "--variants", "eager,te:attn+moe_router+moe_preprocess"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    flags = {v["name"]: v["megatron_lm_flags"] for v in doc["bench"]["variants"]}
+    assert flags["eager"][:4] == ["--num-layers", "4", "--hidden-size", "2048"]
+    assert "--num-experts" in flags["eager"] and "--cuda-graph-modules" not in flags["eager"]
+    assert " ".join(flags["te:attn+moe_router+moe_preprocess"]).endswith(
+        "--cuda-graph-impl transformer_engine --cuda-graph-modules attn moe_router moe_preprocess --te-rng-tracker")
+    assert any("adapted: num_layers 48 -> 4" in n for n in doc["bench"]["notes"])

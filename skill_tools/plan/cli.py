@@ -90,8 +90,13 @@ def run(args: argparse.Namespace) -> int | None:
 
 def _bench(args: argparse.Namespace, plan) -> int:
     """``bench --config``: the plan, then (unless ``--dry-run``) its variants through the engine."""
+    from skill_tools.errors import InputError
     from skill_tools.plan import measure, text
 
+    if args.engine == "proxy":
+        raise InputError("--engine proxy", "the proxy loop builds only its own tiny workloads, not a config's shape",
+                         hint="drop --engine (megatron-lm runs Megatron-LM's pretrain on your layer shape), or use "
+                              "--engine bridge")
     doc, checked = measure.run(args, plan)
     if doc is None:
         flags = checked.arguments()
