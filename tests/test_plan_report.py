@@ -7,7 +7,7 @@ import json
 from skill_tools.plan import build
 from skill_tools.plan.report import decision, headroom_lines, memory_lines
 
-RESULTS = "benchmarks/results/2026-12-03-training-megatron-lm-h200-"
+RESULTS = "benchmarks/results/real-shapes/2026-12-03-training-megatron-lm-h200-"
 
 
 def _doc(repo, stem: str) -> dict:
@@ -40,3 +40,26 @@ def test_headroom_names_each_part_and_what_removes_it(repo):
     full = lines[lines.index(next(x for x in lines if x.startswith("full_iteration:"))):]
     assert full[0].startswith("full_iteration: step 5.75 ms, kernels 1.46 ms")
     assert any(x.strip().startswith("optimizer.step") and "--optimizer-cuda-graph" in x for x in full)
+
+
+REAL_SHAPES = sorted((__import__("pathlib").Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+                      / "real-shapes").glob("*.json"))
+
+
+def test_the_real_shape_runs_are_committed():
+    assert len(REAL_SHAPES) == 5
+
+
+@__import__("pytest").mark.parametrize("path", REAL_SHAPES, ids=lambda p: p.stem)
+def test_real_shape_results_follow_from_their_committed_logs(path):
+    """bench --rebuild derives every number again from the logs and sidecars, plan variants included."""
+    from skill_tools.harness.rebuild import rebuild
+
+    committed = json.loads(path.read_text())
+    again = rebuild(path)
+    for old, new in zip(committed["variants"], again["variants"], strict=True):
+        for key in ("name", "captured", "replayed", "graphs_count", "error_class", "speedup_vs_eager",
+                    "loss_max_abs_delta", "step_ms", "capture_iteration", "kernel_ms_per_step"):
+            assert new.get(key) == old.get(key), (old["name"], key)
+    if committed["workload"].get("config"):
+        assert again["workload"]["shape"] == committed["workload"]["shape"]
