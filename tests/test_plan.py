@@ -240,3 +240,11 @@ def test_dry_run_shows_the_flags_each_variant_runs_with(repo, capsys):
     assert " ".join(flags["te:attn+moe_router+moe_preprocess"]).endswith(
         "--cuda-graph-impl transformer_engine --cuda-graph-modules attn moe_router moe_preprocess --te-rng-tracker")
     assert any("adapted: num_layers 48 -> 4" in n for n in doc["bench"]["notes"])
+
+
+def test_the_world_size_comes_from_the_launchers_own_words_and_variables():
+    from skill_tools.config.shape import launcher_world
+
+    text = "GPUS_PER_NODE=8\nNNODES=2\ntorchrun --nproc_per_node $GPUS_PER_NODE --nnodes ${NNODES} pretrain_gpt.py\n"
+    assert launcher_world(text, "run.sh") == (16, "torchrun --nproc-per-node 8 x --nnodes 2 (run.sh:3)")
+    assert launcher_world("python pretrain_gpt.py --num-layers 2\n", "run.sh") is None
