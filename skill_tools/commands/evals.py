@@ -126,12 +126,10 @@ def _executor(args: argparse.Namespace):
     if not engine.runs_user_loop:
         return Executor(Path(args.cache_dir), **common)
     from skill_tools.config.era import resolve_era
-    from skill_tools.harness.engines.megatron_lm import cli as megatron_lm
 
     era = resolve_era(args.mcore_version)
-    # Where megatron.training comes from, checked before scoring (engine megatron-lm only).
-    training = megatron_lm.locate_training(args.megatron_lm, era) if engine.name == "megatron-lm" else None
-    return Executor(Path(args.cache_dir), era=era, training=training, **common)
+    # What the engine needs besides the GPU (megatron.training for engine megatron-lm), checked before scoring.
+    return Executor(Path(args.cache_dir), era=era, training=engine.locate(era, megatron_lm=args.megatron_lm), **common)
 
 
 def _plan_text(plans: list[dict]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from skill_tools.config.era import Era, GraphIntent, resolve_era
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
-from skill_tools.harness.engines import Engine, get
+from skill_tools.harness.engines import DEFAULT, Engine, get
 from skill_tools.harness.spec import (VariantSpec, named_variant, proxy_notes, spec_from_config, spec_from_intent,
                                       validator_errors, workload_problem)
 
@@ -24,7 +24,7 @@ from skill_tools.harness.spec import (VariantSpec, named_variant, proxy_notes, s
 class BenchRequest:
     """A training bench as asked for: which engine, model, variants and measurement plan."""
 
-    engine: str = "megatron-lm"
+    engine: str = DEFAULT
     workload: str = "dense"
     size: str = "tiny"
     impl: str | None = None

@@ -124,6 +124,11 @@ class VariantSpec:
         return ModelShape(**self.model["shape"]), Layout(**self.model["layout"])
 
     @property
+    def slug(self) -> str:
+        """The variant's name as a file name (``te:attn+mlp`` -> ``te_attn-mlp``)."""
+        return self.name.replace(":", "_").replace("+", "-")
+
+    @property
     def graphed(self) -> bool:
         return self.impl != "none" or self.optimizer_graph
 

@@ -82,6 +82,11 @@ class Engine:
 
     # -- how it runs --------------------------------------------------------------------------
 
+    def locate(self, era: Era, *, megatron_lm: str | Path | None = None) -> Any:
+        """What the engine needs from this machine besides the GPU, checked before any work (InputError,
+        exit 2, naming what is missing); what it found, for plans to show (None: nothing to find)."""
+        return None
+
     def runner(self, era: Era, *, megatron_lm: str | Path | None = None) -> RunOne:
         """The callable that runs one variant once (locates what the engine needs first)."""
         raise NotImplementedError

@@ -32,7 +32,7 @@ def data_parallel(spec: VariantSpec) -> int:
 
 def run_files(spec: VariantSpec, trial: int, out_dir: Path) -> tuple[Path, Path]:
     """(log, sidecar) of one run under ``out_dir``: ``logs/<slug>-t<trial>.log``, ``raw/<slug>-t<trial>.sidecar.json``."""
-    slug = spec.name.replace(":", "_").replace("+", "-")
+    slug = spec.slug
     return out_dir / "logs" / f"{slug}-t{trial}.log", out_dir / "raw" / f"{slug}-t{trial}.sidecar.json"
 
 

@@ -37,8 +37,12 @@ class MegatronLM(Engine):
         return cli.layout_problem(spec.workload, spec.size, spec.nproc, spec.num_microbatches, tp=spec.tp,
                                   pp=spec.pp, ep=spec.ep, vpp_layers=spec.vpp_layers)
 
+    def locate(self, era: Era, *, megatron_lm: str | Path | None = None) -> cli.Training:
+        """Where ``megatron.training`` comes from: ``--megatron-lm PATH`` or the installed wheel (0.18+)."""
+        return cli.locate_training(megatron_lm, era)
+
     def runner(self, era: Era, *, megatron_lm: str | Path | None = None) -> RunOne:
-        return partial(cli.run_one, era=era, training=cli.locate_training(megatron_lm, era))
+        return partial(cli.run_one, era=era, training=self.locate(era, megatron_lm=megatron_lm))
 
     def workload_record(self, spec: VariantSpec, trials: int) -> dict[str, Any]:
         return cli.workload_record(spec, trials)

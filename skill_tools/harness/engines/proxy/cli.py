@@ -21,7 +21,7 @@ WORKER = f"torchrun -m {WORKER_MODULE} (proxy loop)"
 def run_one(spec: VariantSpec, trial: int, out_dir: Path, timeout_s: float,
             env: dict[str, str] | None = None) -> dict[str, Any]:
     """One isolated worker run -> {"trial", "isolation": {...}, "worker": {...} | None}."""
-    slug = spec.name.replace(":", "_").replace("+", "-")
+    slug = spec.slug
     spec_path = out_dir / "specs" / f"{slug}.json"
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     spec_path.write_text(spec.to_record())
