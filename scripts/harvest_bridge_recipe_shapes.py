@@ -95,12 +95,17 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
     return out
 
 
+def modules(git_dir: str, tag: str, files: list[str], consts: dict[str, object]):
+    """(path, parsed module, its constants over ``consts``) for each file at ``tag``."""
+    for path in files:
+        tree = ast.parse(git(git_dir, "show", f"{tag}:{path}"))
+        yield path, tree, {**consts, **module_constants(tree)}
+
+
 def providers(git_dir: str, tag: str, files: list[str], consts: dict[str, object]) -> dict[str, dict]:
     """Provider dataclasses: name -> {bases, fields {name: (value, file:line)}, doc, at}."""
     out: dict[str, dict] = {}
-    for path in files:
-        tree = ast.parse(git(git_dir, "show", f"{tag}:{path}"))
-        local = {**consts, **module_constants(tree)}
+    for path, tree, local in modules(git_dir, tag, files, consts):
         for node in tree.body:
             if not isinstance(node, ast.ClassDef):
                 continue
@@ -156,9 +161,7 @@ def find_provider(recipe: str, hf_id: str | None, named: str | None, table: dict
 
 def recipes(git_dir: str, tag: str, files: list[str], consts: dict[str, object]) -> dict[str, dict]:
     out: dict[str, dict] = {}
-    for path in files:
-        tree = ast.parse(git(git_dir, "show", f"{tag}:{path}"))
-        local = {**consts, **module_constants(tree)}
+    for path, tree, local in modules(git_dir, tag, files, consts):
         for fn in tree.body:
             m = _RECIPE.match(getattr(fn, "name", "")) if isinstance(fn, ast.FunctionDef) else None
             if not m:
