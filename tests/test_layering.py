@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "skill_tools.config": 1,
     "skill_tools.rules": 2, "skill_tools.logs": 2,
     "skill_tools.overrides": 3, "skill_tools.harness": 3,
-    "skill_tools.recommend": 4, "skill_tools.evaluation": 4, "skill_tools.api": 4,
+    "skill_tools.recommend": 4, "skill_tools.evaluation": 4, "skill_tools.api": 4, "skill_tools.plan": 4,
     # the skill package itself (SKILL.md, card, BENCHMARK.md, lint) reads everything below it
     "skill_tools.package": 4, "skill_tools.package.skill_md": 1,
     "skill_tools.commands": 5, "skill_tools.cli": 5, "skill_tools.__main__": 5,

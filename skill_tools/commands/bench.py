@@ -38,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optimizer-graph", action="store_true", help="also graph the optimizer step")
     parser.add_argument("--variants", help="comma-separated named variants (see --list-variants)")
     parser.add_argument("--list-variants", action="store_true", help="print the named variants and exit")
-    parser.add_argument("--config", type=Path, help="a config (Bridge YAML, Python recipe, ...) to map onto the proxy")
+    parser.add_argument("--config", help="the user's config (Megatron-LM launch script or flags, Bridge YAML or recipe "
+                                         "Python, Hydra overrides) or a Bridge recipe name: plan and measure its own "
+                                         "layer shape")
     parser.add_argument("--layer-spec", choices=("te", "local"), default="te", help="TE or local layer spec")
     parser.add_argument("--capture-stream", choices=("auto", "default", "shared"), default="auto",
                         help="stream the model, DDP and every step run on: 'default' as Megatron's loop does, "
@@ -90,6 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     inference_arguments(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    from skill_tools.plan.cli import add_arguments as add_plan_arguments
+
+    add_plan_arguments(parser)
 
 
 def _bridge_cmd(args: argparse.Namespace) -> int:
@@ -137,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         return _bridge_cmd(args)
     if args.rebuild is not None:
         return _rebuild(args)
+    if args.config is not None:
+        from skill_tools.plan.cli import run as run_plan
+
+        return run_plan(args)
     from skill_tools.harness import bench
 
     plan = bench.plan(_request(args))

@@ -29,9 +29,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="engine megatron-lm: a Megatron-LM checkout of the megatron-core tag (0.16-0.17)")
     parser.add_argument("--mcore-version", help="megatron-core version (default: the installed one)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    from skill_tools.plan.cli import add_arguments as add_plan_arguments
+
+    add_plan_arguments(parser, precheck=True)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        from skill_tools.plan.cli import run as run_plan
+
+        return run_plan(args)
     from skill_tools.harness.precheck import predict_from_results
     from skill_tools.harness.results import load_results, write_results
 

@@ -48,6 +48,10 @@ class BenchRequest:
     run_rejected: bool = False
     mcore_version: str | None = None
     megatron_lm: str | Path | None = None
+    #: ``bench --config``: the plan's run shape and layout (``VariantSpec.model``) and its variants as
+    #: (name, impl, modules); the engines render the user's layer shape from it.
+    model: dict[str, Any] | None = None
+    planned: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 @dataclass
@@ -77,6 +81,8 @@ class Bench:
 
     def stem(self, date: str) -> str:
         r = self.request
+        if r.model is not None:
+            return f"{date}-training-{self.engine.name}-{r.model.get('name', 'config')}"
         layout = "".join(f"-{k}{v}" for k, v in (("tp", r.tp), ("pp", r.pp), ("vpp", r.vpp_layers), ("ep", r.ep))
                          if v not in (None, 1))
         return f"{date}-training-{self.engine.name}-{r.workload}-{r.size}{layout}"
@@ -132,7 +138,10 @@ def _variant_specs(req: BenchRequest, engine: Engine) -> tuple[list[VariantSpec]
         common["profile_steps"] = req.profile_steps
     notes: list[str] = []
     user_cfg = None
-    if req.config is not None:
+    if req.model is not None:
+        common["model"] = req.model
+        chosen = [VariantSpec(name=n, impl=impl, modules=tuple(mods), **common) for n, impl, mods in req.planned]
+    elif req.config is not None:
         from skill_tools.config.readers import read_path
 
         user_cfg = read_path(req.config)

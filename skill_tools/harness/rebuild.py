@@ -42,6 +42,11 @@ def _specs(doc: dict[str, Any]) -> list[VariantSpec]:
                   ep=int(wl.get("ep", 1)), num_microbatches=int(wl.get("num_microbatches", 1)),
                   layer_spec=wl.get("layer_spec", "te"),
                   capture_stream="default")
+    if wl.get("config") is not None:  # bench --config: the plan's run shape and layout
+        shape = wl["shape"]
+        common.update(size="tiny", workload="moe" if (shape.get("num_experts") or 0) > 1 else "dense",
+                      model={"shape": shape, "layout": wl["layout"], "source": wl.get("config"),
+                             "name": wl.get("size"), "plan": wl.get("plan")})
     return [VariantSpec(name=v["name"], impl=v["impl"], modules=tuple(v.get("modules") or ()),
                         optimizer_graph=bool(v.get("optimizer_graph")),
                         capturable_optimizer=bool(v.get("capturable_optimizer")), **common)

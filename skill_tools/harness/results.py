@@ -28,7 +28,7 @@ def driver_version() -> str | None:
 SCHEMA_VERSION = 1
 #: Passed through from an engine's worker record (engine megatron-lm) into ``variants[]``.
 ENGINE_FIELDS = ("engine", "graph_flags", "megatron_training", "capture_iteration", "capture_step_ms",
-                 "substitutions", "log_failures")
+                 "substitutions", "log_failures", "headroom")
 LOSS_TOLERANCE = 1e-3
 
 VARIANT_FIELDS = (

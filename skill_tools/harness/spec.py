@@ -95,6 +95,10 @@ class VariantSpec:
     #: records its choice.
     capture_stream: str = "default"
     extra_config: dict[str, Any] = field(default_factory=dict)
+    #: ``bench --config``: the plan's run shape and layout ({"shape": ModelShape fields, "layout":
+    #: Layout fields, "source": the config}); the engines render the user's layer shape from it
+    #: instead of the built-in ``size``.
+    model: dict[str, Any] | None = None
 
     @property
     def shape(self) -> ProxyShape:
@@ -102,7 +106,22 @@ class VariantSpec:
 
     @property
     def micro_batch_size(self) -> int:
+        if self.model is not None:
+            return int(self.model["shape"]["micro_batch_size"])
         return self.shape.micro_batch_size
+
+    @property
+    def num_layers(self) -> int:
+        """Layers the run builds: the user's plan's, else the built-in size's."""
+        return int(self.model["shape"]["num_layers"]) if self.model is not None else self.shape.num_layers
+
+    def model_shape(self):
+        """The user's (fitted) model shape and layout (:mod:`skill_tools.config.shape`), or None."""
+        if self.model is None:
+            return None
+        from skill_tools.config.shape import Layout, ModelShape
+
+        return ModelShape(**self.model["shape"]), Layout(**self.model["layout"])
 
     @property
     def slug(self) -> str:

@@ -32,12 +32,16 @@ STATE: dict[str, Any] = {"schema_version": SIDECAR_SCHEMA_VERSION, "ok": False, 
 _STATE = STATE
 
 
-def wrap_train_step(training, profile_from: int | None, profile_steps: int) -> None:
+def wrap_train_step(training, profile_from: int | None, profile_steps: int, headroom: Any = None) -> None:
     """Record CUDA events and graph replays around each call of the framework's own ``train_step``
     (``training`` is the module whose ``train()`` looks it up at call time: Megatron-LM's
     ``megatron.training.training`` or Bridge's ``megatron.bridge.training.train``); the calls
     ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler for the
-    GPU-busy time per step (their logged times carry the profiler's overhead)."""
+    GPU-busy time per step (their logged times carry the profiler's overhead). With ``headroom``
+    (engine megatron-lm's :class:`~skill_tools.harness.engines.megatron_lm.headroom.Headroom`) the
+    profiled steps (and what ``train()`` does after each, its ``training_log``) time the host per part
+    of the step. The profile stays CUDA-only: host tracing stretches kernel times (tiny GPT: 1.5 ms of
+    kernels read as 10 ms with CPU activity on, 2026-12-03 H200)."""
     from torch.profiler import ProfilerActivity, profile
 
     from skill_tools.harness.gpu_profile import busy_ms
@@ -51,6 +55,8 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int) -> N
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         replays, captures = GraphCounter.replays, GraphCounter.captures
         profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
+        if headroom is not None:  # on from a profiled step to the next step: train() logs in between
+            headroom.active = profiled
         if profiled:
             torch.cuda.synchronize()
             prof = profile(activities=[ProfilerActivity.CUDA])
@@ -62,6 +68,9 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int) -> N
             torch.cuda.synchronize()
             prof.__exit__(None, None, None)
             busy.append(busy_ms(prof))
+            if headroom is not None:
+                headroom.profiled(prof)
+                _STATE["headroom"] = headroom.report()
             _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
         events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
         return out

@@ -47,7 +47,18 @@ TEARDOWN_MESSAGE = "Deleting CUDA graphs"
 
 def model_overrides(spec: VariantSpec) -> list[str]:
     """The engine's model, data and loop settings as Bridge Hydra overrides (what stands in for the
-    user's model; the recipe itself is :func:`skill_tools.rules.bridge_recipe.tiny_gpt_recipe`)."""
+    user's model; the recipe itself is :func:`skill_tools.rules.bridge_recipe.tiny_gpt_recipe`), or the
+    user's layer shape and layout where the variant carries a plan (``bench --config``)."""
+    planned = spec.model_shape()
+    if planned is not None:
+        from skill_tools.config.shape_render import bridge_shape_overrides
+
+        gbs = spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)
+        return bridge_shape_overrides(*planned) + [
+            "model.gradient_accumulation_fusion=false", f"train.train_iters={train_iters(spec)}",
+            f"train.global_batch_size={gbs}", f"optimizer.lr={spec.lr}", f"optimizer.min_lr={spec.lr}",
+            f"rng.seed={spec.seed}", f"dataset.random_seed={spec.seed}", "logger.log_interval=1",
+            "logger.log_throughput=true"]
     shape = spec.shape
     seq = shape.seq_length
     gbs = spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)
@@ -125,6 +136,11 @@ def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str
     """(the torchrun command, the Hydra overrides it passes)."""
     overrides = run_overrides(spec, era)
     ours = ["--sidecar", str(sidecar), "--layer-spec", spec.layer_spec]
+    planned = spec.model_shape()
+    if planned is not None:  # a callable Hydra cannot spell: the GPU half sets it on the provider
+        from skill_tools.config.shape_render import activation_callable
+
+        ours += ["--activation-func", activation_callable(planned[0])]
     if spec.profile_steps:
         first = first_measured(spec) + spec.steps
         ours += ["--profile-from", str(first), "--profile-steps", str(spec.profile_steps)]

@@ -66,10 +66,16 @@ def _watch_teardown() -> None:
     train_mod._delete_cuda_graphs = _delete_cuda_graphs
 
 
+def _options(parser) -> None:
+    parser.add_argument("--layer-spec", choices=("te", "local"), default="te")
+    parser.add_argument("--activation-func", choices=("gelu", "silu", "relu"),
+                        help="bench --config: torch.nn.functional.<name> as the provider's activation_func")
+
+
 def main(argv: list[str] | None = None) -> int:
     parsed = observe.engine_arguments(
         "skill_tools.harness.engines.bridge", "Hydra overrides", argv,
-        configure=lambda p: p.add_argument("--layer-spec", choices=("te", "local"), default="te"))
+        configure=_options)
     if parsed is None:
         return 2
     opts, overrides = parsed
@@ -92,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             from megatron.bridge.models.gpt_provider import local_layer_spec
 
             cfg.model.transformer_layer_spec = local_layer_spec
+        if opts.activation_func:
+            cfg.model.activation_func = getattr(torch.nn.functional, opts.activation_func)
         cfg = process_config_with_overrides(cfg, cli_overrides=overrides)
         _STATE["graph_config"] = {"after_overrides": _graph_settings(cfg)}
         import megatron.bridge.training.train as train_mod

@@ -112,8 +112,24 @@ def layout_problem(workload: str, size: str, nproc: int, microbatches: int, *, t
     return None
 
 
+def loop_flags(spec: VariantSpec) -> list[str]:
+    """The engine's data, optimizer and logging flags around a model (mock data, Adam, every step logged)."""
+    return ["--global-batch-size", str(spec.micro_batch_size * spec.num_microbatches * data_parallel(spec)),
+            "--train-iters", str(train_iters(spec)), "--lr", str(spec.lr), "--lr-decay-style", "constant",
+            "--bf16", "--mock-data", "--tokenizer-type", "NullTokenizer",
+            "--transformer-impl", "transformer_engine" if spec.layer_spec == "te" else "local",
+            "--log-interval", "1", "--log-throughput", "--eval-iters", "0", "--eval-interval", "100000",
+            "--split", "99,1,0", "--seed", str(spec.seed), "--no-gradient-accumulation-fusion"]
+
+
 def model_flags(spec: VariantSpec) -> list[str]:
-    """The engine's model, data and loop flags (what is substituted for the user's model)."""
+    """The model, data and loop flags: the user's layer shape and layout where the variant carries a
+    plan (``bench --config``), else the engine's built-in model of ``spec.size``."""
+    planned = spec.model_shape()
+    if planned is not None:
+        from skill_tools.config.shape_render import megatron_lm_shape_flags
+
+        return megatron_lm_shape_flags(*planned) + loop_flags(spec)
     shape = spec.shape
     layers, hidden, heads, seq = shape.num_layers, shape.hidden_size, shape.num_attention_heads, shape.seq_length
     flags = [
@@ -248,4 +264,14 @@ def workload_record(spec: VariantSpec, trials: int) -> dict[str, Any]:
         "optimizer": "Megatron-LM's default (adam)", "ddp": "Megatron-LM's default",
         "step_time_source": "elapsed time per iteration (ms) from the log, --log-interval 1",
         "model_flags": model_flags(spec), "env": _worker_env(), "order": "interleaved by trial",
-    }
+    } | (planned_record(spec) if spec.model is not None else {})
+
+
+def planned_record(spec: VariantSpec) -> dict[str, Any]:
+    """``bench --config``: the user's (fitted) shape instead of a built-in size, and where it came from."""
+    model = spec.model or {}
+    shape = {k: v for k, v in model.get("shape", {}).items() if k != "origin"}
+    return {"workload": "config", "size": model.get("name"), "shape": shape,
+            "layout": {k: v for k, v in model.get("layout", {}).items() if k != "origin"},
+            "config": model.get("source"), "plan": model.get("plan"),
+            "precision": shape.get("precision", "bf16")}

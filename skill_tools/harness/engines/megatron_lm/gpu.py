@@ -232,7 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         _STATE["versions"] = versions()
         import megatron.training.training as training
 
-        wrap_train_step(training, opts.profile_from, opts.profile_steps)
+        from skill_tools.harness.engines.megatron_lm.headroom import Headroom, install
+
+        global _GET_BATCH
+        headroom = Headroom()
+        install(training, headroom)
+        _GET_BATCH = headroom.timed("get_batch", _GET_BATCH)
+        wrap_train_step(training, opts.profile_from, opts.profile_steps, headroom)
         first = next(iter(inspect.signature(pretrain).parameters))
         _STATE["phase"] = "pretrain"
         print(f"[engine] megatron-lm: megatron.training from {_STATE['versions']['megatron_training_from']}, "

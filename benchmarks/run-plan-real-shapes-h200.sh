@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Eager-vs-graph runs of user configs at their real layer shapes (bench --config: the plan fits each
+# config to one GPU with fewer layers of the same shape), through Megatron-LM's own pretrain().
+#
+#   bash benchmarks/run-plan-real-shapes-h200.sh PHASE OUTDIR
+#
+# PHASE: llama | qwen | shared | all. Each call prints the plan (--dry-run) first, then runs one
+# torchrun process per variant and trial, interleaved, and writes OUTDIR/<name>.json/.md/.png with
+# the worker logs beside them.
+set -uo pipefail
+phase=${1:?phase: llama|qwen|shared|all}
+out=${2:?output folder}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")/.." && pwd)
+day=$(date +%F)
+st() { python3 -m skill_tools bench --engine megatron-lm --no-progress --timeout 240 "$@"; }
+
+run_llama() {
+  st --config "$here/examples/megatron_lm_llama3_8b.sh" --variants eager,full_iteration,te:attn+mlp \
+     --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/llama" --name "$day-training-megatron-lm-h200-llama3-8b-shape"
+}
+run_qwen() {
+  st --config "$here/examples/bridge_qwen3_30b_a3b.yaml" --variants eager,te:attn+moe_router+moe_preprocess \
+     --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/qwen" --name "$day-training-megatron-lm-h200-qwen3-30b-a3b-shape"
+}
+run_shared() {
+  st --config "$here/examples/hydra_qwen15_moe_shared_expert.txt" --variants eager,te:attn+moe_router+moe_preprocess \
+     --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/shared" --name "$day-training-megatron-lm-h200-qwen15-moe-shared-shape"
+}
+case "$phase" in
+  llama) run_llama ;; qwen) run_qwen ;; shared) run_shared ;;
+  all) run_llama; run_qwen; run_shared ;;
+  *) echo "unknown phase $phase"; exit 2 ;;
+esac
