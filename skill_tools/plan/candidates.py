@@ -78,7 +78,8 @@ def candidates(cfg: CanonicalConfig, shape: ModelShape, era: Era) -> tuple[list[
         early_notes = []
         proposals.append((rec.impl, tuple(rec.scope), f"recommend: {rec.reason}"))
         nxt = _next_modules(rec.next_step, list(rec.scope))
-        if nxt and rec.impl == "transformer_engine":
+        named = re.search(r"--impl\s+(\w+)", rec.next_step or "")
+        if nxt and (named.group(1) if named else rec.impl) == "transformer_engine":
             proposals.append(("transformer_engine", tuple(nxt), f"recommend's next step: {rec.next_step}"))
     out: list[Candidate] = []
     notes: list[str] = list(early_notes)
