@@ -87,7 +87,10 @@ FAMILY_CONTEXT = {"qwen3-30b-a3b": _MOE, "gpt-oss-20b": _MOE,
 
 
 def recipe_context(snippet: Snippet) -> dict[str, object]:
-    """What every family in the snippet's ``recipes=`` tag shares (empty without the tag)."""
+    """What every family in the snippet's ``recipes=`` tag shares (empty without the tag);
+    ``launches=moe`` (Megatron-LM snippets appended to MoE launches) gets the MoE context."""
+    if re.search(r"\blaunches=moe\b", snippet.info):
+        return dict(_MOE)
     m = re.search(r"\brecipes=(\S+)", snippet.info)
     if not m or not set(m.group(1).split(",")) <= set(FAMILY_CONTEXT):
         return {}
