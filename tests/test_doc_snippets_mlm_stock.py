@@ -35,13 +35,18 @@ ERA_TAG = {"0.19": "core_v0.19.0", "0.16": "core_v0.16.1"}
 WORLD_SIZE = 8  # the functional tests run on one 8-GPU node
 
 
+#: Megatron-LM entry points whose flags all come from ``megatron/training/arguments.py``.
+SCRIPTS = ("pretrain_gpt.py", "examples/inference/gpt/gpt_dynamic_inference.py")
+
+
 def mlm_snippets() -> list[Snippet]:
-    return [s for s in ALL_BLOCKS if s.lang == "bash" and "pretrain_gpt.py" in s.body and s.eras]
+    return [s for s in ALL_BLOCKS if s.lang == "bash" and s.eras and any(x in s.body for x in SCRIPTS)]
 
 
 def snippet_flags(s: Snippet) -> list[str]:
     tokens = shlex.split(s.body)
-    return tokens[tokens.index("pretrain_gpt.py") + 1:]
+    start = next(i for i, t in enumerate(tokens) if t in SCRIPTS)
+    return tokens[start + 1:]
 
 
 def launch_kind(s: Snippet) -> str | None:
