@@ -136,5 +136,5 @@ def bridge_skip_reason() -> str | None:
         import transformer_engine.pytorch  # noqa: F401
     except Exception as exc:  # noqa: BLE001
         return (f"megatron.bridge with Transformer Engine is not importable here ({type(exc).__name__}: "
-                f"{str(exc)[:160]}); `make bridge-env` installs it")
+                f"{str(exc)[:160]}); run them where megatron-bridge imports with a loadable TE torch extension")
     return None
