@@ -78,6 +78,26 @@ CONFIG_SNIPPETS = [s for s in ALL_BLOCKS if s.eras]
 ERA_CASES = [(s, e) for s in CONFIG_SNIPPETS for e in s.eras]
 
 
+#: Stock-recipe families (tests/bridge_stock.py) whose model is MoE. A snippet tagged
+#: ``recipes=`` with only these is pasted into an MoE recipe, so its bare checks below see the
+#: MoE context every such recipe has (experts, grouped GEMM) instead of a dense toy model.
+_MOE = {"model.num_moe_experts": 128, "model.moe_grouped_gemm": True}
+FAMILY_CONTEXT = {"qwen3-30b-a3b": _MOE, "gpt-oss-20b": _MOE,
+                  "deepseek-v3": {**_MOE, "model.multi_latent_attention": True}}
+
+
+def recipe_context(snippet: Snippet) -> dict[str, object]:
+    """What every family in the snippet's ``recipes=`` tag shares (empty without the tag);
+    ``launches=moe`` (Megatron-LM snippets appended to MoE launches) gets the MoE context."""
+    if re.search(r"\blaunches=moe\b", snippet.info):
+        return dict(_MOE)
+    m = re.search(r"\brecipes=(\S+)", snippet.info)
+    if not m or not set(m.group(1).split(",")) <= set(FAMILY_CONTEXT):
+        return {}
+    shared = [FAMILY_CONTEXT[f].items() for f in m.group(1).split(",")]
+    return dict(set.intersection(*map(set, shared)))
+
+
 def extract(snippet: Snippet):
     from skill_tools.evaluation.extract import extract_config
 
@@ -131,7 +151,13 @@ def test_snippet_spells_keys_for_its_era(snippet: Snippet, era: str) -> None:
 def test_snippet_passes_the_rule_engine(snippet: Snippet, era: str) -> None:
     engine = pytest.importorskip("skill_tools.rules.engine")
     ex = extract(snippet)
-    findings = engine.check(ex.config, era_for(ERA_VERSIONS[era]))
+    cfg = ex.config
+    for key, value in recipe_context(snippet).items():
+        if not cfg.has(key):
+            cfg.set(key, value)
+    # A Megatron-LM launch is not judged by Bridge's own checks (catalog level "bridge").
+    levels = ("advice", "mcore", "megatron_lm", "runtime") if "megatron_lm" in _kinds(ex) else None
+    findings = engine.check(cfg, era_for(ERA_VERSIONS[era]), levels=levels)
     errors = [f for f in findings if f.severity == "error"]
     assert not errors, f"{snippet.id} (era {era}): " + "; ".join(f"{f.rule}: {f.message}" for f in errors)
 
@@ -160,7 +186,7 @@ def test_installed_megatron_core_accepts_snippet(snippet: Snippet) -> None:
         # Megatron-LM's parser defaults the list flag to [] (arguments.py: --cuda-graph-scope /
         # --cuda-graph-modules default=[]), not to TransformerConfig's deprecated "full".
         kwargs["cuda_graph_modules" if "cuda_graph_modules" in fields else "cuda_graph_scope"] = []
-    for key, value in dict(ex.config).items():
+    for key, value in {**recipe_context(snippet), **dict(ex.config)}.items():
         section, _, name = key.partition(".")
         if section == "model" and name in fields:
             kwargs[name] = value
