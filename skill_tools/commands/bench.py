@@ -12,12 +12,13 @@ from pathlib import Path
 
 from skill_tools.errors import EXIT_OK, InputError
 from skill_tools.harness import engines
-from skill_tools.harness.inference.workloads import ALIASES, WORKLOADS
+from skill_tools.harness.inference.workloads import WORKLOADS
 
 SIZES = ("tiny", "small", "medium", "large")
 TRAINING_WORKLOADS = ("dense", "moe", "moe_droppad")
 #: ``--mode inference`` models beyond the training names (``dense``/``moe`` alias tiny-gpt/tiny-moe)
-INFERENCE_ONLY = tuple(w for w in WORKLOADS if w not in ALIASES.values())
+#: ``--mode inference`` workloads by their own names (``tiny-gpt``, ``tiny-moe`` are also ``dense``, ``moe``)
+INFERENCE_ONLY = tuple(w for w in WORKLOADS if w not in TRAINING_WORKLOADS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
