@@ -167,3 +167,31 @@ def assert_captured_and_replayed(run: dict, name: str, *, loss_parity: bool = Tr
     if loss_parity:
         assert graphed["loss_max_abs_delta"] is not None and graphed["loss_max_abs_delta"] <= LOSS_TOLERANCE
     return graphed
+
+
+def validated_megatron_lm_args(monkeypatch, flags: list[str], world_size: int = 1):
+    """Megatron-LM's parse_and_validate_args on ``flags`` (every assert it applies before building
+    the model), with its global state reset before and after."""
+    import warnings
+
+    import megatron.core.num_microbatches_calculator as nmc
+    import megatron.training.global_vars as global_vars
+    from megatron.training.arguments import parse_and_validate_args
+
+    from skill_tools.harness.runner import WORKER_ENV
+
+    for key, value in (("RANK", "0"), ("WORLD_SIZE", str(world_size)), ("LOCAL_RANK", "0"), *WORKER_ENV.items()):
+        monkeypatch.setenv(key, value)
+    # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
+    monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)
+    monkeypatch.setattr("sys.argv", ["pretrain", *flags])
+    global_vars.destroy_global_vars()
+    nmc.destroy_num_microbatches_calculator()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
+        return args, nmc.get_num_microbatches()
+    finally:
+        global_vars.destroy_global_vars()
+        nmc.destroy_num_microbatches_calculator()

@@ -104,7 +104,7 @@ def test_snippet_on_stock_launch_passes_megatron_lm(monkeypatch, snippet: Snippe
         monkeypatch.setenv(key, value)
     argv = [*launch["argv"], "--mock-data", "--vocab-size", "50304", *snippet_flags(snippet)]
     if hasattr(arguments, "parse_and_validate_args"):  # 0.18+
-        from test_real_loop import _validated_args
+        from conftest import validated_megatron_lm_args as _validated_args
 
         args, _ = _validated_args(monkeypatch, argv, world_size=WORLD_SIZE)
     else:  # 0.16-0.17: parse_args, then validate_args

@@ -35,7 +35,7 @@ def test_one_megatron_lm_job_per_variant_differing_only_in_graph_flags(repo, cap
 @pytest.mark.parametrize("index", range(3))
 def test_every_printed_megatron_lm_command_passes_megatron_lms_own_validation(repo, capsys, monkeypatch, real_mlm,
                                                                               index):
-    from test_real_loop import _validated_args
+    from conftest import validated_megatron_lm_args as _validated_args
 
     doc = _cluster(repo, capsys, LLAMA)
     job = doc["jobs"][index]

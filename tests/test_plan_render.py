@@ -18,7 +18,7 @@ LOOP = ["--global-batch-size", "1", "--train-iters", "10", "--lr", "1e-4", "--bf
 
 @pytest.mark.parametrize("path", EXAMPLES)
 def test_shape_flags_pass_megatron_lms_validation_and_carry_the_shape(repo, monkeypatch, real_mlm, path):
-    from test_real_loop import _validated_args
+    from conftest import validated_megatron_lm_args as _validated_args
 
     plan = build(repo / path)
     s = plan.run_shape

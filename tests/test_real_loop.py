@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from pathlib import Path
 
 import pytest
+
+from conftest import validated_megatron_lm_args
 
 from skill_tools.config.era import resolve_era
 from skill_tools.errors import InputError
@@ -37,32 +38,6 @@ def _flags(workload: str, name: str, era=CURRENT) -> list[str]:
 
 
 
-def _validated_args(monkeypatch, flags: list[str], world_size: int = 1):
-    """Megatron-LM's parse_and_validate_args on ``flags`` (every assert it applies before building
-    the model), with its global state reset before and after."""
-    import megatron.core.num_microbatches_calculator as nmc
-    import megatron.training.global_vars as global_vars
-    from megatron.training.arguments import parse_and_validate_args
-
-    from skill_tools.harness.runner import WORKER_ENV
-
-    for key, value in (("RANK", "0"), ("WORLD_SIZE", str(world_size)), ("LOCAL_RANK", "0"), *WORKER_ENV.items()):
-        monkeypatch.setenv(key, value)
-    # TP > 1 asks the GPU's architecture (CUDA_DEVICE_MAX_CONNECTIONS advice): answer for the H200 (sm90).
-    monkeypatch.setattr("megatron.training.arguments.get_device_arch_version", lambda: 9)
-    monkeypatch.setattr("sys.argv", ["pretrain", *flags])
-    global_vars.destroy_global_vars()
-    nmc.destroy_num_microbatches_calculator()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            args = parse_and_validate_args(args_defaults={"tokenizer_type": "NullTokenizer"})
-        return args, nmc.get_num_microbatches()
-    finally:
-        global_vars.destroy_global_vars()
-        nmc.destroy_num_microbatches_calculator()
-
-
 @pytest.mark.parametrize("workload,name", VARIANTS)
 def test_every_variant_is_accepted_by_megatron_lms_parser(real_mlm, workload, name):
     args, unknown = real_mlm.parse_known_args(_flags(workload, name))
@@ -79,7 +54,7 @@ def test_every_variant_is_accepted_by_megatron_lms_parser(real_mlm, workload, na
                                   "te:attn+mlp"])
 def test_dense_variants_pass_megatron_lms_full_validation(real_mlm, monkeypatch, name):
     """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
-    args, _ = _validated_args(monkeypatch, _flags("dense", name))
+    args, _ = validated_megatron_lm_args(monkeypatch, _flags("dense", name))
     assert args.train_iters == train_iters(named_variant(name, engine="megatron-lm"))
 
 
@@ -203,7 +178,7 @@ def test_parallel_layouts_pass_megatron_lms_full_validation(real_mlm, monkeypatc
     assert real_loop.layout_problem("dense", "tiny", layout["nproc"], layout.get("num_microbatches", 1),
                                     tp=spec.tp, pp=spec.pp, vpp_layers=spec.vpp_layers) is None
     flags = real_loop.run_flags(spec, CURRENT)
-    args, calculator = _validated_args(monkeypatch, flags, layout["nproc"])
+    args, calculator = validated_megatron_lm_args(monkeypatch, flags, layout["nproc"])
     assert (args.tensor_model_parallel_size, args.pipeline_model_parallel_size) == (spec.tp, spec.pp)
     assert args.data_parallel_size == data_parallel(spec)
     assert calculator == spec.num_microbatches
