@@ -1,6 +1,6 @@
 """A longer fuzz run of the helpers than the test suite's, with counts.
 
-Same generators and the same per-input ceilings as tests/test_fuzz_inputs.py (real vocabulary
+Same generators and the same per-input ceilings as tests/core/test_fuzz_inputs.py (real vocabulary
 from the rule catalog, flag tables, examples and log fixtures, then broken), many more inputs:
 
     python benchmarks/bench_fuzz.py [--examples 400] [--out benchmarks/results/DATE-fuzz.json]

@@ -4,7 +4,7 @@ Only the model's shape and its parallel layout come from here; data, iterations,
 and logging stay the engine's. The flags are those that ran on the H200 for the real layer
 shapes (``--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
 --untie-embeddings-and-output-weights --group-query-attention ...``); Megatron-LM's own parser
-judges every one in ``tests/test_plan_render.py``.
+judges every one in ``tests/plan/test_plan_render.py``.
 """
 
 from __future__ import annotations

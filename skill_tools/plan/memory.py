@@ -13,7 +13,7 @@ Megatron-LM training in bf16 with megatron-core's DDP and Adam:
 
 Calibrated against Megatron-LM's own loop on one H200 (megatron-core 0.19.2, 4 layers, micro
 batch 1, ``max allocated``): Llama-3-8B layer shape at seq 8192 ~44 GB, Qwen3-30B-A3B shape at
-seq 4096 ~59 GB. ``tests/test_plan_memory.py`` holds both within 10%.
+seq 4096 ~59 GB. ``tests/plan/test_plan_memory.py`` holds both within 10%.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 megatron-core rules and its Bridge rules that Bridge's own code checks) next to Megatron Bridge's
 ``ConfigContainer.validate()`` and ``GPTModelProvider`` graph asserts (:mod:`bridge_oracle`).
 
-Used by ``tests/test_bridge_oracle.py`` (seeded, small; skipped where Bridge cannot be imported)
+Used by ``tests/rules/test_bridge_oracle.py`` (seeded, small; skipped where Bridge cannot be imported)
 and ``benchmarks/bench_bridge_differential.py`` (full count, dated result).
 """
 

@@ -4,7 +4,7 @@ asked for. TransformerConfig accepts these configs; the failure comes at the fir
 the only place to catch it before a GPU run is here.
 
 What fires is read from megatron-core's source (each rule's citation in catalog.yaml); the local-spec
-fp32 failure is reproduced on CPU by tests/test_inference_workloads.py.
+fp32 failure is reproduced on CPU by tests/harness/test_inference_workloads.py.
 """
 
 from __future__ import annotations
