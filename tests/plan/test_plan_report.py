@@ -7,7 +7,7 @@ import json
 from skill_tools.plan import build
 from skill_tools.plan.report import decision, headroom_lines, memory_lines
 
-RESULTS = "benchmarks/results/real-shapes/2026-12-03-training-megatron-lm-h200-"
+RESULTS = "benchmarks/results/2026-12-03-training-megatron-lm-h200-"
 
 
 def _doc(repo, stem: str) -> dict:
@@ -42,8 +42,10 @@ def test_headroom_names_each_part_and_what_removes_it(repo):
     assert any(x.strip().startswith("optimizer.step") and "--optimizer-cuda-graph" in x for x in full)
 
 
-REAL_SHAPES = sorted((__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results"
-                      / "real-shapes").glob("*.json"))
+REAL_SHAPES = sorted((__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results")
+                     .glob("2026-12-03-training-megatron-lm-h200-*-sha*.json")) + sorted(
+    (__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results")
+    .glob("2026-12-03-training-megatron-lm-h200-dense-tiny-headroom.json"))
 
 
 def test_the_real_shape_runs_are_committed():
