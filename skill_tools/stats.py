@@ -94,6 +94,16 @@ def ratio_ci(
         boots = _resampled_medians(baseline, resamples, rng) / _resampled_medians(variant, resamples, rng)
     alpha = (1 - level) / 2
     return point, float(np.quantile(boots, alpha)), float(np.quantile(boots, 1 - alpha))
+def safe_mean(values: Sequence[float]) -> float:
+    """The arithmetic mean, also of values near the float limit (``fmean`` of two 1e308 ms steps
+    overflows in its exact sum): the values are scaled by their largest magnitude first."""
+    try:
+        return fmean(values)
+    except OverflowError:
+        scale = max(abs(v) for v in values)
+        return fmean(v / scale for v in values) * scale
+
+
 @dataclass(frozen=True)
 class Summary:
     """Steady-state summary of a sample (times in the caller's unit)."""
@@ -121,7 +131,7 @@ def summarize(values: Sequence[float], *, seed: int = 0) -> Summary:
     return Summary(
         n=len(values),
         median=median(values),
-        mean=fmean(values),
+        mean=safe_mean(values),
         p10=quantile(values, 0.10),
         p90=quantile(values, 0.90),
         ci95_low=lo,

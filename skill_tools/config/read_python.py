@@ -132,8 +132,8 @@ def literal(node: ast.AST) -> tuple[bool, Any]:
         for k, v in zip(node.keys, node.values):
             ok_k, kv = literal(k) if k is not None else (False, None)
             ok_v, vv = literal(v)
-            if not (ok_k and ok_v):
-                return False, None
+            if not (ok_k and ok_v) or isinstance(kv, (list, dict, set)):
+                return False, None  # {[1]: 2} is no literal Python accepts (an unhashable key)
             out_d[kv] = vv
         return True, out_d
     try:
