@@ -112,12 +112,9 @@ _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x0
 def decode(data: bytes, source: str, *, what: str = "config file") -> str:
     """Text of ``data``: UTF-8 (BOM or not), UTF-16/32 with a BOM, UTF-16 without one; else an
     InputError that says which encoding it looks like."""
-    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
-    if encoding is None and b"\x00" in data[:8192]:
-        encoding = _utf16_guess(data[:8192])
-        if encoding is None:
-            raise InputError(source, f"binary data, not a {what}", hint="pass a text file")
-    encoding = encoding or "utf-8"
+    encoding = encoding_of(data)
+    if encoding is None:
+        raise InputError(source, f"binary data, not a {what}", hint="pass a text file")
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -128,6 +125,15 @@ def decode(data: bytes, source: str, *, what: str = "config file") -> str:
     if "\x00" in text:
         raise InputError(source, f"binary data, not a {what}", hint="pass a text file")
     return text
+
+
+def encoding_of(data: bytes) -> str | None:
+    """The encoding :func:`decode` reads ``data`` with (``utf-8-sig`` for UTF-8 with a BOM);
+    None for binary data."""
+    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
+    if encoding is None and b"\x00" in data[:8192]:
+        return _utf16_guess(data[:8192])
+    return encoding or "utf-8"
 
 
 def _utf16_guess(head: bytes) -> str | None:

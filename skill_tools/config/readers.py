@@ -32,7 +32,7 @@ def read_path(path: str | Path, fmt: str | None = None) -> CanonicalConfig:
     source = "<stdin>" if str(path) == "-" else str(path)
     text = decode(read_bytes(path, limit=MAX_BYTES), source)
     if fmt is None and source != "<stdin>":
-        fmt = _format_from_suffix(Path(source).suffix)
+        fmt = format_from_suffix(Path(source).suffix)
     return read_text(text, fmt=fmt, source=source)
 
 
@@ -103,7 +103,7 @@ def detect_format(text: str) -> str:
     return "yaml"
 
 
-def _format_from_suffix(suffix: str) -> str | None:
+def format_from_suffix(suffix: str) -> str | None:
     return {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".py": "python"}.get(suffix.lower())
 
 
