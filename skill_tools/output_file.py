@@ -64,6 +64,10 @@ def write_text(path: str | Path, text: str, *, flag: str = "--out") -> Path | No
 
     Returns the file written, or None for stdout."""
     target = resolve_target(path, flag)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: refused before any file exists
+        raise InputError(flag, f"output holds text that is not Unicode ({ascii(text[exc.start:exc.end])}); nothing written") from None
     if target is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -74,8 +78,8 @@ def write_text(path: str | Path, text: str, *, flag: str = "--out") -> Path | No
         old = None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         if old is not None:

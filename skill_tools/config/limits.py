@@ -90,6 +90,31 @@ def check_data(data: Any, source: str) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_unicode(cfg: Any, source: str) -> None:
+    """Refuse a key or value holding a lone surrogate (``"\\ud800"`` escapes in JSON, YAML or
+    Python strings): it is no Unicode text, no file can hold it, and every writer would fail."""
+    items = [*cfg.values.items(), *cfg.env.items(), *(("", t) for t, _ in cfg.overrides), *(("", t) for t, _ in cfg.argv)]
+    for key, value in items:
+        stack = [key, value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                found = _SURROGATE.search(item)
+                if found:
+                    line = cfg.locations[key].line if key in cfg.locations else None
+                    raise InputError(source, f"{key or 'text'} holds a lone surrogate ({ascii(found.group())}), "
+                                             "which is not Unicode", line=line,
+                                     hint="fix the \\u escape (a surrogate pair, or the character itself)")
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+
+
 def check_int_digits(text: str, source: str, line: int | None = None) -> None:
     digits = len(text.lstrip("+-").replace("_", ""))
     if digits > MAX_INT_DIGITS:

@@ -22,10 +22,16 @@ def _tokens(text: str, source: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     logical: list[tuple[str, int]] = []
     buf, start = "", None
+    quote = None
     for i, raw in enumerate(text.splitlines(), 1):
         if start is None:
             start = i
-        if raw.rstrip().endswith("\\"):
+        was_quoted = quote is not None
+        quote = _quote_after(raw, quote)
+        if quote is not None:  # a quoted word goes on over the newline, as in the shell
+            buf += raw + "\n"
+            continue
+        if raw.rstrip().endswith("\\") and not (was_quoted and raw.rstrip().endswith("\\\\")):
             buf += raw.rstrip()[:-1] + " "
             continue
         logical.append((buf + raw, start))
@@ -43,6 +49,30 @@ def _tokens(text: str, source: str) -> list[tuple[str, int]]:
                              hint="check quotes") from None
         out.extend((t, lineno) for t in toks)
     return out
+
+
+def _quote_after(line: str, quote: str | None) -> str | None:
+    """The quote still open at the end of ``line`` (None, ``'`` or ``"``), given the one open at
+    its start; a ``#`` comment outside quotes ends the scan."""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote == "'":
+            if ch == "'":
+                quote = None
+        elif quote == '"':
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = None
+        elif ch == "\\":
+            i += 1
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            break
+        i += 1
+    return quote
 
 
 def scalar(text: str) -> Any:
@@ -86,21 +116,23 @@ def _split_top(text: str) -> list[str]:
 
 
 def _hydra_token(cfg: CanonicalConfig, token: str, line: int, source: str) -> bool:
-    m = re.match(r"^([+~]{0,2})([A-Za-z_][\w]*(?:\.[\w]+)*)(?:=(.*))?$", token, re.S)
-    if not m:
+    """Read one Hydra override (hydra-core's grammar: :mod:`~skill_tools.config.hydra_grammar`);
+    False when ``token`` is not one. ``~key`` (with or without a value) clears the key; a
+    config-group choice (``model/llama=x``, ``key@pkg=x``) names no key and sets nothing."""
+    from skill_tools.config import hydra_grammar
+
+    found = hydra_grammar.parse_override(token)
+    if found is None:
         return False
-    prefix, key, value = m.groups()
-    if value is None:
-        if prefix == "~":
-            cfg.set(key if "." in key else "model." + key, None, Location(source, line))
-            return True
-        return False
-    if _ENV_NAME.match(key) and "." not in key:
-        cfg.env[key] = value
+    if found.is_group:
+        return True
+    key = found.key
+    if found.prefix != "~" and _ENV_NAME.match(key) and "." not in key:
+        cfg.env[key] = token.split("=", 1)[1]
         return True
     if "." not in key:
         key = "model." + key
-    cfg.set(key, scalar(value), Location(source, line))
+    cfg.set(key, None if found.prefix == "~" else found.value, Location(source, line))
     return True
 
 

@@ -54,6 +54,7 @@ def read_text(text: str, fmt: str | None = None, source: str = "<text>") -> Cano
     except (RecursionError, MemoryError):  # the bounds above keep real input far from this
         raise InputError(source, f"{fmt} input too deeply nested or too complex to read; not a config") from None
     cfg.source, cfg.fmt = source, fmt
+    limits.check_unicode(cfg, source)
     return cfg
 
 
@@ -64,7 +65,9 @@ def read_object(obj: Any) -> CanonicalConfig:
     if isinstance(obj, CanonicalConfig):
         return obj.copy()
     if isinstance(obj, Mapping):
-        return from_mapping(obj, "<object>", "object")
+        cfg = from_mapping(obj, "<object>", "object")
+        limits.check_unicode(cfg, cfg.source)
+        return cfg
     cfg = CanonicalConfig(source=f"<{type(obj).__name__}>", fmt="object")
     sections = [s for s in SECTIONS if has_attr(obj, s)]
     if "model" in sections and not has_attr(obj, "num_layers"):
@@ -74,6 +77,7 @@ def read_object(obj: Any) -> CanonicalConfig:
                 read_attrs(cfg, section, name, depth=0)
     else:
         read_attrs(cfg, obj, "model", depth=0)
+    limits.check_unicode(cfg, cfg.source)
     return cfg
 
 
