@@ -140,7 +140,7 @@ def load_yaml(text: str, source: str) -> tuple[Any, Any]:
             raise InputError(source, f"YAML nests more than {MAX_NESTING} levels deep; not a config") from None
         if node is None:
             return None, None
-        _check_nodes(node, source)
+        _check_nodes(node, source, aliases)
         try:
             return loader.construct_document(node), node
         except yaml.YAMLError:
@@ -151,7 +151,7 @@ def load_yaml(text: str, source: str) -> tuple[Any, Any]:
         loader.dispose()
 
 
-def _check_nodes(root: Any, source: str) -> None:
+def _check_nodes(root: Any, source: str, aliases: int = 0) -> None:
     """Depth, expanded size and integer length of a YAML node graph (iterative; shared alias
     nodes are sized once and counted as often as they are referenced)."""
     import yaml
@@ -166,6 +166,9 @@ def _check_nodes(root: Any, source: str) -> None:
             on_path.discard(key)
             size[key] = 1 + sum(size[id(c)] for c in _children(node))
             if size[key] > MAX_YAML_NODES:
+                if not aliases:
+                    raise InputError(source, f"YAML holds more than {MAX_YAML_NODES} nodes; a config has a few "
+                                             "thousand", hint="pass the config itself")
                 raise InputError(source, f"YAML expands to more than {MAX_YAML_NODES} nodes (aliases); "
                                          "possible alias bomb, not read")
             continue
