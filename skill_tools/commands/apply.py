@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from skill_tools.commands._common import add_config_arguments, env_from
+from skill_tools.commands._common import add_config_arguments, env_from, refuse_non_path
 from skill_tools.config.render import RENDER_FORMATS
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
 
@@ -131,6 +131,8 @@ def _read(args: argparse.Namespace):
     from skill_tools.input_file import decode, encoding_of, read_bytes
 
     source = "<stdin>" if args.path == "-" else args.path
+    if args.path != "-":
+        refuse_non_path(args.path, "apply")
     data = read_bytes(args.path)
     text = decode(data, source)
     encoding = encoding_of(data)
