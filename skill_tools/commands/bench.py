@@ -155,6 +155,21 @@ def _variant_specs(args: argparse.Namespace):
     return [eager, *specs], user_cfg, notes
 
 
+def _bridge_accepts(specs, era, notes: list[str]) -> list:
+    """The default variants Bridge's own rules accept (per-layer ``local`` is not one); each one
+    left out is named in the notes."""
+    from skill_tools.harness import bridge_loop
+
+    kept = []
+    for spec in specs:
+        try:
+            bridge_loop.refuse_illegal([spec], era)
+            kept.append(spec)
+        except InputError as exc:
+            notes.append(f"default variant {spec.name} left out for --engine bridge: {exc}")
+    return kept
+
+
 def _bridge_cmd(args: argparse.Namespace) -> int:
     from skill_tools.harness.bridge_cmd import bridge_command_pair
 
@@ -231,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
         rejected = _rejected(specs, era, as_run)
         notes.extend(f"run although rejected (--run-rejected): {n}: {', '.join(r)}" for n, r in rejected.items())
     elif args.engine == "bridge":
+        if not (args.variants or args.impl or args.config):  # the default set: leave out what Bridge refuses
+            specs = _bridge_accepts(specs, era, notes)
         bridge_loop.refuse_illegal(specs, era)  # Bridge's own rules (front end bridge), before any GPU time
     else:
         refuse_illegal(specs, user_cfg, era, config=as_run)  # before any GPU time
@@ -241,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
                 "trials": args.trials, "notes": notes, "order": "interleaved by trial", "worker": worker}
         print(json.dumps(plan, indent=1) if args.json else "\n".join(
             f"{s.name:36s} impl={s.impl} modules={','.join(s.modules) or '-'} steps={s.steps} "
-            f"warmup={s.warmup_steps}" + (f"\n    {shlex.join(flags[s.name])}" if flags else "") for s in specs))
+            f"warmup={s.warmup_steps}" + (f"\n    {shlex.join(flags[s.name])}" if flags else "") for s in specs)
+            + "".join(f"\nnote: {n}" for n in notes))
         return EXIT_OK
     require_gpu()
     doc = run_variants(specs, trials=args.trials, out_dir=args.out, timeout_s=args.timeout,
