@@ -15,6 +15,7 @@ import warnings
 from typing import Sequence
 
 from skill_tools import __version__
+from skill_tools.commands._common import examples_epilog
 from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError, SkillToolsWarning
 
 # name -> (module, one-line help). Order is the order shown in --help.
@@ -48,9 +49,10 @@ def build_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParse
     parser.add_argument("--version", action="version", version=f"skill-tools {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (mod, help_) in commands.items():
-        p = sub.add_parser(name, help=help_, description=help_)
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(_module=mod)
         importlib.import_module(mod).add_arguments(p)
+        p.epilog = examples_epilog(name, p.epilog)
     return parser
 
 

@@ -8,6 +8,31 @@ from skill_tools.errors import InputError
 
 INPUT_FORMATS = ("yaml", "json", "python", "hydra", "run_script", "megatron_lm")
 
+#: What each command's --help ends with: examples to copy.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "lint": ("skill-tools lint", "skill-tools lint --json"),
+    "validate": ("skill-tools validate recipe.yaml", "skill-tools validate train.sh --mcore-version 0.16.1",
+                 "echo 'model.cuda_graph_impl=local' | skill-tools validate -"),
+    "apply": ("skill-tools apply recipe.yaml --impl transformer_engine --scope attn,mlp",
+              "skill-tools apply train.sh --impl full_iteration --in-place",
+              "skill-tools apply recipe.py --impl local --scope full_iteration --format hydra --out overrides.txt"),
+    "recommend": ("skill-tools recommend recipe.yaml", "skill-tools recommend train.sh --json"),
+    "logs": ("skill-tools logs run.log", "skill-tools logs eager.log graph.log --json"),
+    "bench": ("skill-tools bench --dry-run", "skill-tools bench --workload moe --variants eager,te:attn+moe_router+moe_preprocess"),
+    "precheck": ("skill-tools precheck --results bench-out/results.json", "skill-tools precheck --workload dense --size tiny"),
+    "evals": ("skill-tools evals score --answers answers.jsonl", "skill-tools evals score --answers answers.jsonl --json"),
+    "card": ("skill-tools card sync --check",),
+}
+
+
+def examples_epilog(command: str, epilog: str | None) -> str | None:
+    """``epilog`` followed by the command's examples (for argparse's raw-text epilog)."""
+    lines = EXAMPLES.get(command)
+    if not lines:
+        return epilog
+    text = "examples:\n" + "\n".join(f"  {line}" for line in lines)
+    return f"{epilog}\n\n{text}" if epilog else text
+
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="config file, or - for stdin")

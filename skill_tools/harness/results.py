@@ -223,12 +223,15 @@ def write_results(doc: dict[str, Any], path: Path) -> Path:
 def load_results(path: Path) -> dict[str, Any]:
     from skill_tools.errors import InputError
 
+    from skill_tools.input_file import read_text
+
+    text = read_text(path, limit=64 * 1024 * 1024, what="results file")  # bounded, decoded, or one-line error
     try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read results: {exc.strerror}") from None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(str(path), f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(str(path), "JSON nested too deeply; not a results file") from None
     problems = validate_results(doc)
     if problems:
         raise InputError(str(path), "not a results file: " + "; ".join(problems[:3]),
