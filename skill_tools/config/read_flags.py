@@ -165,7 +165,7 @@ def _expand_arrays(text: str, toks: list[tuple[str, int]]) -> list[tuple[str, in
     its unquoted expansion gives: Megatron-LM's example scripts keep their flags in them."""
     if not any("$" in t for t, _ in toks):
         return toks
-    from skill_tools.config.shell_edit import variables, variable_ref
+    from skill_tools.config.shell_words import variable_ref, variables
 
     found = variables(text)
     out: list[tuple[str, int]] = []
@@ -178,7 +178,7 @@ def _expand_arrays(text: str, toks: list[tuple[str, int]]) -> list[tuple[str, in
 def _script_index(text: str, toks: list[tuple[str, int]]) -> int | None:
     """The token that names the Python script (``pretrain_gpt.py``, or ``"$SCRIPT"`` where the
     script assigns ``SCRIPT=pretrain_gpt.py``); an assignment is not the script."""
-    from skill_tools.config.shell_edit import is_script_word, variables
+    from skill_tools.config.shell_words import is_script_word, variables
 
     found = None
     values = None
