@@ -50,15 +50,22 @@ def read_text(path: str | Path, *, limit: int = MAX_CONFIG_BYTES, what: str = "c
     return decode(read_bytes(path, limit=limit, what=what), source, what=what)
 
 
-def _open(source: str) -> int:
+def stat_input(source: str) -> os.stat_result:
+    """``os.stat`` of an input path, every refusal (NUL in the name, missing, too long, a folder,
+    a link loop) one InputError naming it."""
     if "\x00" in source:
         raise InputError(repr(source), "a path cannot hold a NUL character")
     try:
         st = os.stat(source)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise _path_error(source, exc) from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError(source, "is a folder, not a file", hint="pass the file itself")
+    return st
+
+
+def _open(source: str) -> int:
+    st = stat_input(source)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) if stat.S_ISFIFO(st.st_mode) else os.O_RDONLY
     try:
         fd = os.open(source, flags)
@@ -71,8 +78,12 @@ def _open(source: str) -> int:
     return fd
 
 
-def _path_error(source: str, exc: OSError) -> InputError:
+def _path_error(source: str, exc: OSError | ValueError) -> InputError:
     shown = source if len(source) <= 120 else source[:60] + "..." + source[-40:]
+    if not isinstance(exc, OSError):
+        return InputError(shown, f"not a usable path: {exc}")
+    if exc.errno == errno.ELOOP:
+        return InputError(shown, "symbolic link loop", hint="point the link at a file")
     if exc.errno == errno.ENOENT:
         return InputError(shown, "no such file", hint="check the path")
     if exc.errno == errno.ENAMETOOLONG:

@@ -37,6 +37,11 @@ def resolve_target(path: str | Path, flag: str) -> Path | None:
         return None
     if not text.strip():
         raise InputError(flag, "empty path", hint="name a file, or - for standard output")
+    if "\x00" in text:
+        raise InputError(flag, f"{text!r}: a path cannot hold a NUL character")
+    if len(os.fsencode(text)) > 4095 or any(len(os.fsencode(part)) > 255 for part in Path(text).parts):
+        raise InputError(flag, f"path of {len(text)} characters is too long for this system (a name is at most "
+                               "255 bytes)", hint="name a shorter file")
     if text.endswith(os.sep):
         raise InputError(flag, f"{text} names a folder, not a file", hint="name a file, or - for standard output")
     real = Path(os.path.realpath(text))  # through symlinks, dangling ones included

@@ -286,9 +286,10 @@ def _rebuild(args: argparse.Namespace) -> int:
     from skill_tools.harness.rebuild import rebuild
     from skill_tools.harness.report import markdown, write_outputs
 
+    from skill_tools.input_file import stat_input
+
     path = args.rebuild
-    if not path.is_file():
-        raise InputError("--rebuild", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    stat_input(str(path))  # missing, too long, a folder: one line each (the reader refuses the rest)
     doc = rebuild(path, args.run_dir)
     paths = write_outputs(doc, path.parent, path.stem)
     if args.json:
