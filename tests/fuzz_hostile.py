@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -221,6 +222,9 @@ def check_contract(argv: list[str], scratch: Path) -> F.Outcome:
                      and not k.startswith("out/result.txt"))
     if changed:
         raise F.Crash(f"files changed or created outside the output: {changed[:5]}")
+    stray = [ln for ln in outcome.stderr.splitlines() if re.search(r"\b\w+Warning: ", ln) and not ln.startswith("skill-tools ")]
+    if stray:
+        raise F.Crash("a Python warning reached stderr: " + stray[0][:200])
     if "--json" in argv and outcome.rc == 2:
         try:
             doc = json.loads(outcome.stdout)

@@ -19,6 +19,7 @@ change that way (a graph key set by tuple unpacking or a chained assignment) is 
 from __future__ import annotations
 
 import ast
+import warnings
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -84,7 +85,9 @@ def edit_python(text: str, changes: Mapping[str, Any], source: str = "<python>")
 
 def _parse(text: str, source: str, after_edit: bool = False) -> ast.Module:
     try:
-        return ast.parse(text, filename=source)
+        with warnings.catch_warnings():  # an odd escape in a string is the recipe's business, not a warning here
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text, filename=source)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         if after_edit:
             raise InputError(source, "cannot edit this recipe in place (the edit would not parse)",

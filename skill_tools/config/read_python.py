@@ -5,6 +5,7 @@ assignments (containers and model objects under their usual names) and ``Transfo
 from __future__ import annotations
 
 import ast
+import warnings
 import re
 from typing import Any, Iterable
 
@@ -21,7 +22,9 @@ MODEL_CALL = re.compile(r"(TransformerConfig|ModelProvider|Provider\w*|ModelConf
 
 def read_python(text: str, source: str) -> CanonicalConfig:
     try:
-        tree = ast.parse(text, filename=source)
+        with warnings.catch_warnings():  # an odd escape in a string is the recipe's business, not a warning here
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=source)
     except SyntaxError as exc:
         raise InputError(source, f"Python syntax error: {exc.msg}", line=exc.lineno,
                          hint="the snippet is parsed, never executed; fix the syntax") from None
