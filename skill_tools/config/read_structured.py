@@ -91,7 +91,8 @@ def _node_lines(node: Any, prefix: str, out: dict[str, int]) -> None:
 
 def read_json(text: str, source: str) -> CanonicalConfig:
     try:
-        data = json.loads(text, parse_int=lambda digits: _bounded_int(digits, source))
+        data = json.loads(text, parse_int=lambda digits: _bounded_int(digits, source),
+                          object_pairs_hook=lambda pairs: _unique(pairs, source))
     except json.JSONDecodeError as exc:
         raise InputError(source, f"JSON syntax error: {exc.msg} (column {exc.colno})", line=exc.lineno,
                          hint="fix the JSON at that line") from None
@@ -106,6 +107,17 @@ def read_json(text: str, source: str) -> CanonicalConfig:
             if line is not None:
                 flat_lines[key] = line
     return from_mapping(data, source, "json", flat_lines)
+
+
+def _unique(pairs: list[tuple[str, Any]], source: str) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (json keeps the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise InputError(source, f"duplicate key {key!r} in one JSON object",
+                             hint="an object holds each key once; which value was meant?")
+        out[key] = value
+    return out
 
 
 def _bounded_int(digits: str, source: str) -> int:

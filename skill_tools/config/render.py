@@ -95,7 +95,7 @@ def hydra_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{hydra_value(str(k))}:{hydra_value(v)}" for k, v in value.items()) + "}"
     text = str(value)
-    if isinstance(value, str) and (hydra_grammar.value(text) != text or re.search(r"[\s,\[\]{}=:'\"\\()$]", text)):
+    if isinstance(value, str) and (hydra_grammar.value(text) != text or not re.fullmatch(r"[A-Za-z0-9_./+-]+", text)):
         body = re.sub(r"(\\*)('|$)", lambda m: m.group(1) * 2 + ("\\'" if m.group(2) else ""), text)
         return "'" + body + "'"
     return text
