@@ -212,11 +212,15 @@ def validate_results(doc: Any) -> list[str]:
 
 
 def write_results(doc: dict[str, Any], path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    from skill_tools.output_file import portable_paths
+    from skill_tools.errors import InputError
+    from skill_tools.output_file import portable_paths, write_text
 
-    path.write_text(json.dumps(portable_paths(doc, path.parent), indent=1) + "\n")
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where the folder should be, no permission: one line, not a traceback
+        raise InputError("--out", f"cannot create folder {path.parent}: {exc.strerror or exc}") from None
+    write_text(path, json.dumps(portable_paths(doc, path.parent), indent=1) + "\n", flag="--out")  # atomic, no FIFO
     return path
 
 
