@@ -220,3 +220,27 @@ def test_help_shows_an_example(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert "examples:\n  skill-tools " + command in capsys.readouterr().out
+
+
+@FUZZ
+@given(st.one_of(H.yaml_tag_texts(), H.python_literal_texts(), H.float_limit_texts(), H.hydra_override_texts(),
+                 __import__("fuzz_inputs").config_texts()),
+       st.sampled_from([None, "yaml", "json", "python", "hydra", "run_script", "megatron_lm"]))
+def test_apply_writes_only_what_validate_reads(case, fmt):
+    """Round trip: whatever apply writes (in any output format), its own validate reads."""
+    text, suffix = case
+    folder = Path(tempfile.mkdtemp(dir=SCRATCH))
+    try:
+        src = folder / f"in{suffix}"
+        src.write_text(text, encoding="utf-8", errors="surrogatepass")
+        out = folder / ("out" + ({"yaml": ".yaml", "json": ".json", "python": ".py"}.get(fmt or "", "") or suffix))
+        applied = run_cli(["apply", str(src), "--impl", "transformer_engine", "--scope", "attn",
+                           *(["--format", fmt] if fmt else []), "--out", str(out)])
+        if applied.rc == 0:
+            fmt_in = ["--input-format", fmt] if fmt else []
+            back = run_cli(["validate", str(out), *fmt_in])
+            assert back.rc in (0, 1), (out.read_text(), back.stderr)
+        else:
+            assert not out.exists()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
