@@ -209,16 +209,23 @@ def _same_command(toks: list[tuple[str, int]], script: int) -> list[tuple[str, i
     return [(t, ln) for t, ln in toks[script + 1:] if ln == line]
 
 
-def read_megatron_lm(text: str, source: str) -> CanonicalConfig:
-    cfg = CanonicalConfig(source=source, fmt="megatron_lm")
+def _command_tokens(cfg: CanonicalConfig, text: str, source: str) -> list[tuple[str, int]]:
+    """The tokens of the command that runs the script (arrays it expands included); the words
+    before the script are the launcher's (``torchrun --nproc-per-node 8``), of which only the
+    environment assignments count."""
     toks = _tokens(text, source)
     script = _script_index(text, toks)
     if script is not None:
-        # flags before the script are the launcher's (torchrun --nproc-per-node 8 ...)
         cfg.script = toks[script][0]
         for token, _ in toks[:script]:
             _env_token(cfg, token)
         toks = _expand_arrays(text, _same_command(toks, script))
+    return toks
+
+
+def read_megatron_lm(text: str, source: str) -> CanonicalConfig:
+    cfg = CanonicalConfig(source=source, fmt="megatron_lm")
+    toks = _command_tokens(cfg, text, source)
     cfg.argv = [(t, ln) for t, ln in toks if not ("=" in t and not t.startswith("-") and _ENV_NAME.match(t.split("=", 1)[0]))]
     i = 0
     while i < len(toks):
@@ -271,13 +278,7 @@ def read_run_script(text: str, source: str) -> CanonicalConfig:
     from skill_tools.config import cli_tables
 
     cfg = CanonicalConfig(source=source, fmt="run_script")
-    toks = _tokens(text, source)
-    script = _script_index(text, toks)
-    if script is not None:
-        cfg.script = toks[script][0]
-        for token, _ in toks[:script]:
-            _env_token(cfg, token)
-        toks = _expand_arrays(text, _same_command(toks, script))
+    toks = _command_tokens(cfg, text, source)
     table = cli_tables.run_script()
     i = 0
     while i < len(toks):
