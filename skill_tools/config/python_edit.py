@@ -36,6 +36,7 @@ class _Site:
     stmt: ast.AST          # the statement (assignment) or the keyword
     value: ast.AST         # the value expression
     chain: list[str]       # the target's attribute chain ([] for a keyword)
+    scope: int = 0         # id of the enclosing function (0: module level): one recipe of several
 
 
 def edit_python(text: str, changes: Mapping[str, Any], source: str = "<python>") -> tuple[str, list[str]]:
@@ -60,21 +61,22 @@ def edit_python(text: str, changes: Mapping[str, Any], source: str = "<python>")
                 edits.append((*offsets.span(site.value), _literal(value, quote)))
         if found or value == REMOVE:
             continue
-        line = _assignment_for(key, value, assigns, quote)
-        if line is not None:
-            new_assign.append(line)
-        elif key.startswith("model.") and calls:
+        placed = _assignment_for(key, value, assigns, changes, quote)
+        new_assign.extend(placed)
+        if placed:
+            continue
+        if key.startswith("model.") and calls:
             new_keyword.append(f"{key[len('model.'):]}={_literal(value, quote)}")
         else:
             notes.append(f"{key}={value!r}: the recipe has no object that holds {key.split('.')[0]}; set it by hand")
-    if new_assign:
-        anchor = max(assigns, key=lambda s: (s.stmt.end_lineno, s.stmt.end_col_offset))
+    for anchor in {id(a): a for _, a in new_assign}.values():  # each new line after the statement it follows
         at = offsets.line_end(anchor.stmt.end_lineno)
         indent = " " * anchor.stmt.col_offset if _indent_is_spaces(text, offsets, anchor.stmt) else \
             offsets.indent(anchor.stmt.lineno)
         newline = _newline(text)
         prefix = "" if at == 0 or text[at - 1] in "\r\n" else newline
-        edits.append((at, at, prefix + "".join(f"{indent}{line}{newline}" for line in new_assign)))
+        lines = [line for line, a in new_assign if a is anchor]
+        edits.append((at, at, prefix + "".join(f"{indent}{line}{newline}" for line in lines)))
     if new_keyword:
         edits.append(_keyword_insertion(text, offsets, calls[-1], new_keyword))
     for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
@@ -99,6 +101,8 @@ def _sites(tree: ast.Module, source: str, changes: Mapping[str, Any]) -> tuple[l
     assigns: list[_Site] = []
     keywords: list[_Site] = []
     calls: list[ast.Call] = []
+    scopes = {id(child): id(fn) for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for child in ast.walk(fn) if child is not fn}  # inner functions overwrite: walk is outer first
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -112,7 +116,7 @@ def _sites(tree: ast.Module, source: str, changes: Mapping[str, Any]) -> tuple[l
                 raise InputError(source, "cannot edit in place: a graph key is set by a chained assignment",
                                  line=node.lineno, hint="write one assignment per key")
             if len(targets) == 1 and keyed:
-                assigns.append(_Site(keyed[0][1], node, node.value, attr_chain(targets[0])))
+                assigns.append(_Site(keyed[0][1], node, node.value, attr_chain(targets[0]), scopes.get(id(node), 0)))
         elif isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if MODEL_CALL.search(name or ""):
@@ -132,22 +136,32 @@ def _tuple_keys(target: ast.AST) -> set[str]:
     return out
 
 
-def _assignment_for(key: str, value: Any, assigns: list[_Site], quote: str) -> str | None:
-    """``cfg.section.field = value`` through the object the recipe already uses for the section
-    (a container: any section; a model object: model fields only)."""
+def _assignment_for(key: str, value: Any, assigns: list[_Site], changes: Mapping[str, Any],
+                    quote: str) -> list[tuple[str, _Site]]:
+    """``cfg.section.field = value`` lines and the statements they go after: through the object
+    the recipe already uses for the section (``cfg.model.x``: a container, any section;
+    ``model.x``: that section; ``provider.x``: model fields), after the last graph setting written
+    that way in each recipe function (a file of several recipes gets it in each). Empty when the
+    recipe has no such object."""
     section, rest = key.split(".", 1)
-    for site in reversed(assigns):
-        chain = site.chain
-        if len(chain) > 2 and chain[1] in SECTIONS:  # cfg.model.x: the container holds every section
-            target = f"{chain[0]}.{key}"
-        elif chain[0] == section:  # model.x (a variable named after its section): that section only
-            target = key
-        elif len(chain) == 2 and section == "model" and chain[0] not in SECTIONS:  # provider.x
-            target = f"{chain[0]}.{rest}"
-        else:
+    forms = [
+        (lambda c: len(c) > 2 and c[1] in SECTIONS, lambda c: f"{c[0]}.{key}"),
+        (lambda c: c[0] == section and len(c) == 2, lambda c: key),
+        (lambda c: len(c) == 2 and section == "model" and c[0] not in SECTIONS, lambda c: f"{c[0]}.{rest}"),
+    ]
+    for fits, target in forms:
+        sites = [s for s in assigns if fits(s.chain)]
+        if not sites:
             continue
-        return f"{target} = {_literal(value, quote)}"
-    return None
+        if fits is forms[2][0] and any(forms[0][0](s.chain) for s in assigns):
+            continue  # `cfg.env_vars = ...` next to `cfg.model.x = ...`: cfg is a container, not a model
+        graph = [s for s in sites if s.key in changes or "cuda_graph" in s.key] or sites
+        out = []
+        for scope in dict.fromkeys(s.scope for s in graph):
+            anchor = max((s for s in graph if s.scope == scope), key=lambda s: (s.stmt.end_lineno, s.stmt.end_col_offset))
+            out.append((f"{target(anchor.chain)} = {_literal(value, quote)}", anchor))
+        return out
+    return []
 
 
 def _keyword_insertion(text: str, offsets: "_Offsets", call: ast.Call, new: list[str]) -> tuple[int, int, str]:
