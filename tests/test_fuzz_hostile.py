@@ -244,3 +244,19 @@ def test_apply_writes_only_what_validate_reads(case, fmt):
             assert not out.exists()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_python_new_settings_follow_the_graph_settings_in_each_recipe(tmp_path):
+    """Upstream recipes (Bridge v0.6.0 llama3.py) hold one function per size, each with its own
+    graph settings, and assign container fields (cfg.env_vars) after them."""
+    fn = ("def {name}():\n    cfg = make()\n    # CUDA Graph\n    cfg.model.cuda_graph_impl = \"none\"\n"
+          "    cfg.model.cuda_graph_warmup_steps = 3\n\n    cfg.env_vars = {{}}\n    return cfg\n")
+    path = tmp_path / "recipes.py"
+    path.write_text(fn.format(name="small") + "\n\n" + fn.format(name="large"))
+    out = run_cli(["apply", str(path), "--impl", "full_iteration", "--in-place"])
+    assert out.rc == 0, out.stderr
+    text = path.read_text()
+    assert "cfg.cuda_graph" not in text and "cfg.rng" in text
+    for block in text.split("\n\n\n"):
+        assert block.index("cuda_graph_warmup_steps = 3\n    cfg.") < block.index("cfg.env_vars")
+        assert "cfg.rerun_state_machine.check_for_nan_in_loss = False" in block
