@@ -260,3 +260,19 @@ def test_python_new_settings_follow_the_graph_settings_in_each_recipe(tmp_path):
     for block in text.split("\n\n\n"):
         assert block.index("cuda_graph_warmup_steps = 3\n    cfg.") < block.index("cfg.env_vars")
         assert "cfg.rerun_state_machine.check_for_nan_in_loss = False" in block
+
+
+@pytest.mark.parametrize("argv", [["validate", "--json", "no-such.yaml"], ["apply", "--json", "x=1", "--impl", "local"],
+                                  ["logs", "--json", "no-such.log"], ["validate", "--json", "--input-format", "bad", "x"],
+                                  ["precheck", "--json", "--results", "/dev/zero"]])
+def test_json_errors_follow_the_published_schema(argv):
+    import json
+
+    import jsonschema
+
+    schema = json.loads((REPO / "skill_tools" / "schemas" / "error.schema.json").read_text())
+    out = run_cli(argv)
+    assert out.rc == 2 and len([ln for ln in out.stderr.splitlines() if "error:" in ln]) == 1
+    doc = json.loads(out.stdout)
+    jsonschema.validate(doc, schema)
+    assert doc["error"]["command"] == argv[0] and doc["error"]["message"] in out.stderr
