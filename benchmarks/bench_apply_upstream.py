@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                "refused": sum(r["apply_rc"] == 2 for r in rows), "illegal_result": sum(r["apply_rc"] == 1 for r in rows),
                "kept_every_other_line": sum(bool(r.get("kept")) for r in applied),
                "output_reads_back": sum(r.get("validate_rc") in (0, 1) for r in applied)}
-    doc = {"benchmark": "apply-upstream", "source": args.label, "summary": summary, "runs": rows}
+    doc = {"benchmark": "apply-upstream", "source": args.label, "totals": summary, "runs": rows}
     text = json.dumps(doc, indent=1) + "\n"
     if args.out:
         args.out.write_text(text)
