@@ -276,3 +276,17 @@ def test_json_errors_follow_the_published_schema(argv):
     doc = json.loads(out.stdout)
     jsonschema.validate(doc, schema)
     assert doc["error"]["command"] == argv[0] and doc["error"]["message"] in out.stderr
+
+
+def test_found_by_the_long_fuzz_run(tmp_path):
+    """benchmarks/results/2026-12-03-fuzz-hostile.json: a word where a weight-shard count goes
+    (TypeError in the rules), and a 5000-digit number as a results file (ValueError)."""
+    script = tmp_path / "train.sh"
+    script.write_text("torchrun pretrain_gpt.py --tensor-parallel-num-weight-shards x --cuda-graph-impl local\n")
+    assert run_cli(["recommend", str(script)]).rc in (0, 1, 2)
+    assert run_cli(["apply", str(script), "--impl", "full_iteration"]).rc in (0, 1, 2)
+    results = tmp_path / "r.json"
+    results.write_text("9" * 5000)
+    for argv in (["precheck", "--results", str(results)], ["bench", "--rebuild", str(results)]):
+        out = run_cli(argv)
+        assert out.rc == 2 and "digits" in out.stderr

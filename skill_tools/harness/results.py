@@ -234,6 +234,8 @@ def load_results(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(str(path), f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise InputError(str(path), f"not a results file: {str(exc).split(';')[0]}") from None
     except RecursionError:
         raise InputError(str(path), "JSON nested too deeply; not a results file") from None
     problems = validate_results(doc)
