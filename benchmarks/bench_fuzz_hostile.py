@@ -99,7 +99,8 @@ def run_command(command: str, examples: int, seed: int, budget_s: float = float(
         run()
         batch += 1
     shutil.rmtree(scratch, ignore_errors=True)
-    return {"command": command, "argv": H.command_lines("INPUT", Path("SCRATCH"))[command],
+    argv = [a.replace(str(REPO) + "/", "") for a in H.command_lines("INPUT", Path("SCRATCH"))[command]]
+    return {"command": command, "argv": argv,  # repository paths relative: results name no machine
             "inputs": sum(counts.values()), "counts": dict(sorted(counts.items())),
             "crash_signatures": len(crashes), "crashes": list(crashes.values()),
             "over_10_s": slow, "over_1_gib": big, "slowest_input": slowest,
