@@ -40,7 +40,7 @@ def load(config: Any, fmt: str | None = None) -> CanonicalConfig:
     """Any accepted config shape -> CanonicalConfig (bad input raises InputError)."""
     if isinstance(config, CanonicalConfig):
         cfg = config
-    elif isinstance(config, Path) or (isinstance(config, str) and "\n" not in config and Path(config).exists()) or config == "-":
+    elif isinstance(config, Path) or config == "-" or (isinstance(config, str) and _names_a_file(config)):
         cfg = read_path(config, fmt=fmt)
     elif isinstance(config, str):
         cfg = read_text(config, fmt=fmt)
@@ -48,6 +48,17 @@ def load(config: Any, fmt: str | None = None) -> CanonicalConfig:
         cfg = read_object(config)
     check_keys(cfg)
     return cfg
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether one-line ``text`` names an existing file (text too long to be a path, or a path
+    the system refuses, is config text)."""
+    if "\n" in text or "\x00" in text or len(text) > 4096:
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def era_of(mcore_version: str | None = None, te_version: str | None = None) -> Era:

@@ -15,6 +15,7 @@ import warnings
 from typing import Sequence
 
 from skill_tools import __version__
+from skill_tools.commands._common import examples_epilog
 from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError, SkillToolsWarning
 
 # name -> (module, one-line help). Order is the order shown in --help.
@@ -48,9 +49,10 @@ def build_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParse
     parser.add_argument("--version", action="version", version=f"skill-tools {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (mod, help_) in commands.items():
-        p = sub.add_parser(name, help=help_, description=help_)
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(_module=mod)
         importlib.import_module(mod).add_arguments(p)
+        p.epilog = examples_epilog(name, p.epilog)
     return parser
 
 
@@ -62,19 +64,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser({argv[0]: commands[argv[0]]})
     else:
         parser = build_parser(commands)
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_BAD_INPUT
     module = importlib.import_module(args._module)
     _warn_in_one_line(args.command)
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(module.run(args))
-    except SkillToolsError as exc:
-        message = " ".join(str(exc).split())  # one line, whatever a parser's message held
-        print(f"skill-tools {args.command}: error: {message}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
+    except SkillToolsError as exc:  # one line on stderr; under --json also the error document on stdout
+        from skill_tools.commands._common import report_error
+
+        return report_error(args.command, exc, exc.exit_code, as_json=as_json)
+    except KeyboardInterrupt as exc:
+        if as_json:
+            from skill_tools.commands._common import report_error
+
+            return report_error(args.command, exc, 130, as_json=True, kind="interrupted", message="interrupted")
         print(f"skill-tools {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -83,6 +90,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args``; under --json a refused command line also gets the error document."""
+    if "--json" not in argv:
+        return parser.parse_args(argv)
+    import contextlib
+    import io
+    import json
+
+    from skill_tools.commands._common import error_document
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            return parser.parse_args(argv)
+    except SystemExit as exc:
+        sys.stderr.write(err.getvalue())
+        if exc.code not in (0, None):
+            lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
+            message = lines[-1].split(": error: ", 1)[-1] if lines else "invalid arguments"
+            command = argv[0] if argv and argv[0] in COMMANDS else "skill-tools"
+            print(json.dumps(error_document(command, SystemExit(message), 2, "usage"), indent=2))
+        raise
 
 
 _DEFAULT_SHOWWARNING = warnings.showwarning

@@ -37,6 +37,11 @@ def resolve_target(path: str | Path, flag: str) -> Path | None:
         return None
     if not text.strip():
         raise InputError(flag, "empty path", hint="name a file, or - for standard output")
+    if "\x00" in text:
+        raise InputError(flag, f"{text!r}: a path cannot hold a NUL character")
+    if len(os.fsencode(text)) > 4095 or any(len(os.fsencode(part)) > 255 for part in Path(text).parts):
+        raise InputError(flag, f"path of {len(text)} characters is too long for this system (a name is at most "
+                               "255 bytes)", hint="name a shorter file")
     if text.endswith(os.sep):
         raise InputError(flag, f"{text} names a folder, not a file", hint="name a file, or - for standard output")
     real = Path(os.path.realpath(text))  # through symlinks, dangling ones included
@@ -64,6 +69,10 @@ def write_text(path: str | Path, text: str, *, flag: str = "--out") -> Path | No
 
     Returns the file written, or None for stdout."""
     target = resolve_target(path, flag)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: refused before any file exists
+        raise InputError(flag, f"output holds text that is not Unicode ({ascii(text[exc.start:exc.end])}); nothing written") from None
     if target is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -74,8 +83,8 @@ def write_text(path: str | Path, text: str, *, flag: str = "--out") -> Path | No
         old = None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         if old is not None:

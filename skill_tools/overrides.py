@@ -3,24 +3,22 @@
 
 ``plan(cfg, impl, scope, ...)`` returns the key/values to write (``REMOVE`` deletes a key the
 target era does not know), the config after applying them, and the findings of the result;
-an illegal result is refused. ``rewrite_yaml`` edits a user's YAML keeping comments and key
-order (ruamel.yaml); ``write_atomic`` never leaves a partial file.
+an illegal result is refused. ``rewrite_yaml`` edits a user's YAML in place (only the changed
+keys' text); ``write_atomic`` never leaves a partial file.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skill_tools.config.era import Era, GraphIntent, intent_values, read_intent
-from skill_tools.config.model import CanonicalConfig, as_name_list
+from skill_tools.config.model import REMOVE, CanonicalConfig, as_name_list
 from skill_tools.errors import InputError
 from skill_tools.rules.engine import Finding, check, has_errors
 
-REMOVE = "<remove>"
 PERF_HARNESS_SCOPES = ("full_iteration", "attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba")
 
 
@@ -132,68 +130,12 @@ def override_values(changes: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _null_spelling_representer():
-    """ruamel's round-trip representer writing None as ``null`` (not an empty value). A subclass,
-    because ``add_representer`` on ruamel's class would change every other YAML writer in the
-    process (card sync's generated files among them)."""
-    from ruamel.yaml.representer import RoundTripRepresenter
-
-    class NullSpelled(RoundTripRepresenter):
-        pass
-
-    NullSpelled.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
-    return NullSpelled
-
-
 def rewrite_yaml(text: str, changes: dict[str, Any], source: str = "<yaml>") -> str:
-    """Apply ``changes`` to YAML text, keeping comments, key order and the rest untouched."""
-    import io
+    """Apply ``changes`` to YAML text: only the changed keys' text changes, every other byte
+    (comments, key order, quoting, indentation) stays (:mod:`skill_tools.config.yaml_edit`)."""
+    from skill_tools.config.yaml_edit import edit_yaml
 
-    from ruamel.yaml import YAML
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.error import YAMLError
-
-    yaml = YAML()
-    yaml.Representer = _null_spelling_representer()  # a subclass: ruamel's own class stays untouched
-    yaml.preserve_quotes = True
-    yaml.width = 1 << 20  # never re-wrap the user's long lines (e.g. _target_ paths)
-    try:
-        doc = yaml.load(text)
-    except YAMLError as exc:
-        raise InputError(source, f"YAML syntax error: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InputError(source, "expected a YAML mapping")
-    nested = any(k in doc for k in ("model", "rng", "train", "ddp"))
-    for key, value in changes.items():
-        if key.startswith("env."):
-            continue
-        parts = key.split(".")
-        if not nested:
-            if parts[0] != "model":
-                continue  # a flat TransformerConfig file has no other sections
-            parts = parts[1:]
-        node = doc
-        for part in parts[:-1]:
-            if not isinstance(node.get(part), dict):
-                if value == REMOVE:
-                    node = None
-                    break
-                node[part] = CommentedMap()
-            node = node[part]
-        if node is None:
-            continue
-        if value == REMOVE:
-            node.pop(parts[-1], None)
-        elif isinstance(value, list):
-            seq = CommentedSeq(value)
-            seq.fa.set_flow_style()
-            node[parts[-1]] = seq
-        else:
-            node[parts[-1]] = value
-    buf = io.StringIO()
-    yaml.dump(doc, buf)
-    return buf.getvalue()
+    return edit_yaml(text, changes, source)[0]
 
 
 def unified_diff(before: str, after: str, name: str) -> str:

@@ -19,7 +19,8 @@ def quantile(values: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile (numpy's default), q in [0, 1]."""
     if len(values) == 0:
         raise ValueError("quantile of no values")
-    return float(np.quantile(np.asarray(values, dtype=float), q))
+    with np.errstate(over="ignore", invalid="ignore"):  # values near the float limit give inf, not a warning line
+        return float(np.quantile(np.asarray(values, dtype=float), q))
 
 
 #: Above this many samples the median's distribution-free order-statistic CI is used instead of
@@ -43,9 +44,10 @@ def _resampled_medians(values: Sequence[float], resamples: int, rng: np.random.G
     n = len(xs)
     out = np.empty(resamples)
     block = max(1, _BLOCK_CELLS // n)
-    for start in range(0, resamples, block):
-        k = min(block, resamples - start)
-        out[start:start + k] = np.median(xs[rng.integers(0, n, size=(k, n))], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # medians of values near the float limit: inf, silently
+        for start in range(0, resamples, block):
+            k = min(block, resamples - start)
+            out[start:start + k] = np.median(xs[rng.integers(0, n, size=(k, n))], axis=1)
     return out
 
 
@@ -68,7 +70,7 @@ def bootstrap_ci(
         xs = np.asarray(values, dtype=float)
         boots = np.array([stat(list(xs[rng.integers(0, len(xs), size=len(xs))])) for _ in range(resamples)])
     alpha = (1 - level) / 2
-    return float(np.quantile(boots, alpha)), float(np.quantile(boots, 1 - alpha))
+    return quantile(boots, alpha), quantile(boots, 1 - alpha)
 
 
 def ratio_ci(
@@ -93,7 +95,17 @@ def ratio_ci(
     with np.errstate(divide="ignore", invalid="ignore"):
         boots = _resampled_medians(baseline, resamples, rng) / _resampled_medians(variant, resamples, rng)
     alpha = (1 - level) / 2
-    return point, float(np.quantile(boots, alpha)), float(np.quantile(boots, 1 - alpha))
+    return point, quantile(boots, alpha), quantile(boots, 1 - alpha)
+def safe_mean(values: Sequence[float]) -> float:
+    """The arithmetic mean, also of values near the float limit (``fmean`` of two 1e308 ms steps
+    overflows in its exact sum): the values are scaled by their largest magnitude first."""
+    try:
+        return fmean(values)
+    except OverflowError:
+        scale = max(abs(v) for v in values)
+        return fmean(v / scale for v in values) * scale
+
+
 @dataclass(frozen=True)
 class Summary:
     """Steady-state summary of a sample (times in the caller's unit)."""
@@ -121,7 +133,7 @@ def summarize(values: Sequence[float], *, seed: int = 0) -> Summary:
     return Summary(
         n=len(values),
         median=median(values),
-        mean=fmean(values),
+        mean=safe_mean(values),
         p10=quantile(values, 0.10),
         p90=quantile(values, 0.90),
         ci95_low=lo,

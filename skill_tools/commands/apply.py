@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from skill_tools.commands._common import add_config_arguments, config_source, env_from
+from skill_tools.commands._common import add_config_arguments, env_from, refuse_non_path
 from skill_tools.config.render import RENDER_FORMATS
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
 
@@ -35,10 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skill_tools.api import apply, load
+    from skill_tools.config.edit import check_reads_back, edit_text
     from skill_tools.config.render import render, render_report
-    from skill_tools.config.shell_edit import SPLICED_FORMATS, flags_in_strings, splice
     from skill_tools.output_file import resolve_target, write_text
-    from skill_tools.overrides import REMOVE, apply_changes, override_values, rewrite_yaml, unified_diff
+    from skill_tools.overrides import REMOVE, apply_changes, override_values, unified_diff
 
     if args.in_place and args.path == "-":
         raise InputError("--in-place", "cannot rewrite standard input", hint="pass a file path, or use --out FILE|-")
@@ -50,10 +50,14 @@ def run(args: argparse.Namespace) -> int:
         resolve_target(args.path if args.in_place else args.out, "--in-place" if args.in_place else "--out")
     if args.impl is None and args.scope is None and args.inference_scope is None and args.warmup is None:
         raise InputError("apply", "nothing to apply", hint="pass --impl and/or --scope (e.g. --impl transformer_engine --scope attn)")
-    cfg = load(config_source(args), args.input_format)
+    original, bom, cfg = _read(args)
+    cfg = load(cfg)
     result = apply(cfg, args.impl, args.scope, warmup=args.warmup, inference_scope=args.inference_scope,
                    mcore_version=args.mcore_version, env=env_from(args), te_version=args.te_version)
     fmt = args.format or (cfg.fmt if cfg.fmt in RENDER_FORMATS else "yaml")
+    if args.in_place and fmt != cfg.fmt:
+        raise InputError("--in-place", f"cannot rewrite {cfg.fmt} input as {fmt} in place (the rest of the file "
+                                       "would be lost)", hint=f"write the {fmt} version elsewhere with --out FILE")
     target = args.path if args.in_place else args.out
     payload = result.to_dict()
     if not result.ok:
@@ -72,20 +76,25 @@ def run(args: argparse.Namespace) -> int:
     overrides = rendered.text
     for key, value in rendered.unsaid.items():
         result.notes.append(f"{key}={value!r} has no {fmt} spelling ({rendered.parser}); set it in the config")
-    original = Path(args.path).read_text(encoding="utf-8") if args.path != "-" else None
-    if fmt == "yaml" and cfg.fmt == "yaml" and original is not None:
-        new_text = rewrite_yaml(original, changes, source=args.path)
-    elif fmt == cfg.fmt and fmt in SPLICED_FORMATS and original is not None:
-        # a launch script keeps its launcher, comments and other flags byte for byte
-        new_text = splice(original, fmt, override_values(changes), rendered.parts, result.era)
-        for option, line in flags_in_strings(original, fmt, changes, result.era):
-            result.notes.append(f"{option} at line {line} is inside a shell string variable: edit it by hand "
-                                "(the new flags were added to the command, where the last one wins)")
+    edit_refused = None
+    if fmt == cfg.fmt:
+        # the user's file keeps every byte but the graph settings (launcher, comments, code, order)
+        try:
+            new_text, notes = edit_text(original, fmt, changes, rendered.parts, result.era, cfg.source)
+            result.notes.extend(notes)
+        except InputError as exc:
+            if target is not None or to_stdout:
+                raise
+            edit_refused, new_text = str(exc), overrides  # nothing is written: show the overrides
+            result.notes.append(f"not editable in place: {edit_refused}")
     elif target is not None:
         new_text = render(apply_changes(cfg, changes), fmt, result.era)
+        check_reads_back(new_text, fmt, str(target))
     else:
         new_text = overrides
-    diff = unified_diff(original, new_text, Path(args.path).name) if original is not None and fmt == cfg.fmt else ""
+    if target is not None or to_stdout:
+        new_text = bom + new_text if fmt == cfg.fmt else new_text
+    diff = unified_diff(original, new_text.removeprefix(bom), Path(cfg.source).name) if fmt == cfg.fmt and not edit_refused else ""
     if to_stdout:
         write_text("-", new_text)
         print(f"megatron-core {result.era.mcore_version} ({result.era.label}): {len(changes)} change(s)"
@@ -112,3 +121,27 @@ def run(args: argparse.Namespace) -> int:
         if target is not None:
             print(f"written: {target}")
     return EXIT_OK
+
+
+def _read(args: argparse.Namespace):
+    """(text, BOM, config) of PATH, read once and bounded (stdin too): the editor works on the
+    very text the config was read from. A file apply could not write back in its own encoding
+    (UTF-16) is refused for --in-place."""
+    from skill_tools.config.readers import read_text
+    from skill_tools.input_file import decode, encoding_of, read_bytes
+
+    source = "<stdin>" if args.path == "-" else args.path
+    if args.path != "-":
+        refuse_non_path(args.path, "apply")
+    data = read_bytes(args.path)
+    text = decode(data, source)
+    encoding = encoding_of(data)
+    if args.in_place and encoding not in ("utf-8", "utf-8-sig"):
+        raise InputError("--in-place", f"{source} is {encoding.upper()} text; apply writes UTF-8 and would change "
+                                       "every byte", hint="convert it to UTF-8 first, or write the result with --out FILE")
+    fmt = args.input_format
+    if fmt is None and args.path != "-":
+        from skill_tools.config.readers import format_from_suffix
+
+        fmt = format_from_suffix(Path(args.path).suffix)
+    return text, "\ufeff" if encoding == "utf-8-sig" else "", read_text(text, fmt=fmt, source=source)

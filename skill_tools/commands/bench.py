@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         key = plan.engine.arguments_key
         print(json.dumps(doc, indent=1) if args.json else "\n".join(
             f"{v['name']:36s} impl={v['impl']} modules={','.join(v['modules']) or '-'} steps={v['steps']} "
-            f"warmup={v['warmup_steps']}" + (f"\n    {shlex.join(v[key])}" if key else "") for v in doc["variants"]))
+            f"warmup={v['warmup_steps']}" + (f"\n    {shlex.join(v[key])}" if key else "") for v in doc["variants"])
+            + "".join(f"\nnote: {n}" for n in doc["notes"]))
         return EXIT_OK
     doc = bench.run(plan, out_dir=args.out, timeout_s=300 if args.timeout is None else args.timeout,
                     progress=not args.no_progress)
@@ -194,19 +195,19 @@ def _report(doc: dict, out: Path, stem: str, as_json: bool, failed: bool = False
 def _rebuild(args: argparse.Namespace) -> int:
     """``--rebuild RESULTS.json``: the results derived again from the committed logs and sidecars."""
     from skill_tools.harness.rebuild import rebuild
+    from skill_tools.input_file import stat_input
 
     path = args.rebuild
-    if not path.is_file():
-        raise InputError("--rebuild", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    stat_input(str(path))  # missing, too long, a folder: one line each (the reader refuses the rest)
     return _report(rebuild(path, args.run_dir), path.parent, path.stem, args.json)
 
 
 def _render(path: Path) -> int:
     """``--render RESULTS.json``: the Markdown table and plot beside a results file, written again."""
     from skill_tools.harness.results import load_results
+    from skill_tools.input_file import stat_input
 
-    if not path.is_file():
-        raise InputError("--render", f"{path}: file not found", hint="pass a results JSON written by skill-tools bench")
+    stat_input(str(path))
     doc = load_results(path)
     if doc.get("kind") == "inference":
         from skill_tools.harness.inference.report import render_markdown, render_plot

@@ -186,6 +186,30 @@ def _print_failure(f: dict[str, Any]) -> None:
     print(f"    fix:   {f['fix']}")
 
 
+def _refuse_config(path: str, log) -> None:
+    """A config file given as a log (``logs good.yaml``) is said to be one: its graph keys match
+    framework-line patterns, yet it holds no iteration and no failure."""
+    from skill_tools.errors import InputError
+
+    if log.iterations or _failures(log):
+        return
+    from skill_tools.config.readers import read_path
+
+    try:
+        cfg = read_path(path)
+    except InputError:
+        return
+    if cfg.fmt in ("yaml", "json", "python") and cfg.values:
+        raise InputError(path, f"this is a config file ({cfg.fmt}), not a training log",
+                         hint=f"check it with: skill-tools validate {path}")
+
+
+def _failures(log) -> list:
+    from skill_tools.logs.verdict import build
+
+    return build(log).failures
+
+
 def run(args: argparse.Namespace) -> int:
     from skill_tools.errors import InputError
 
@@ -212,6 +236,8 @@ def _run(args: argparse.Namespace) -> int:
     if len(args.logs) > 2:
         raise InputError(" ".join(args.logs), "give one log (summary) or two logs (eager then graph)")
     parsed = [parse_path(p) for p in args.logs]
+    for path, log in zip(args.logs, parsed):
+        _refuse_config(path, log)
     _stream_rows(parsed, args.iterations)
     rows_at = args.iterations if args.iterations not in (None, "-") else ("<stdout>" if args.iterations else None)
     if len(parsed) == 1:

@@ -15,15 +15,18 @@ from skill_tools.harness.spec import SIZES, WORKLOADS
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", type=Path,
                         help="a bench results JSON: predict from its eager profile, check against its A/B (no GPU)")
-    parser.add_argument("--workload", choices=WORKLOADS, default="dense")
-    parser.add_argument("--size", choices=tuple(SIZES), default="tiny")
+    parser.add_argument("--workload", choices=WORKLOADS, default="dense",
+                        help="model to profile: dense GPT, dropless MoE or drop-and-pad MoE (default: dense)")
+    parser.add_argument("--size", choices=tuple(SIZES), default="tiny",
+                        help="tiny is launch-bound (graphs pay off most), large is compute-bound (default: tiny)")
     parser.add_argument("--steps", type=int, default=20, help="measured steps (default: 20)")
     parser.add_argument("--profile-steps", type=int, default=10, help="steps under torch.profiler (default: 10)")
     parser.add_argument("--graph", default=None,
                         help="graph variant for the checking A/B (default: full_iteration; te:... for MoE)")
     parser.add_argument("--no-ab", action="store_true", help="profile eager only; no checking A/B")
-    parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--out", type=Path, default=Path("precheck-out"))
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per GPU run before it is stopped (default: 300)")
+    parser.add_argument("--out", type=Path, default=Path("precheck-out"),
+                        help="folder for the results JSON and run logs (default: precheck-out)")
     parser.add_argument("--engine", choices=engines.names(), default=engines.DEFAULT, help=engines.help_text())
     parser.add_argument("--megatron-lm", metavar="PATH",
                         help="engine megatron-lm: a Megatron-LM checkout of the megatron-core tag (0.16-0.17)")

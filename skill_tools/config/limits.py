@@ -90,6 +90,31 @@ def check_data(data: Any, source: str) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_unicode(cfg: Any, source: str) -> None:
+    """Refuse a key or value holding a lone surrogate (``"\\ud800"`` escapes in JSON, YAML or
+    Python strings): it is no Unicode text, no file can hold it, and every writer would fail."""
+    items = [*cfg.values.items(), *cfg.env.items(), *(("", t) for t, _ in cfg.overrides), *(("", t) for t, _ in cfg.argv)]
+    for key, value in items:
+        stack = [key, value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                found = _SURROGATE.search(item)
+                if found:
+                    line = cfg.locations[key].line if key in cfg.locations else None
+                    raise InputError(source, f"{key or 'text'} holds a lone surrogate ({ascii(found.group())}), "
+                                             "which is not Unicode", line=line,
+                                     hint="fix the \\u escape (a surrogate pair, or the character itself)")
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+
+
 def check_int_digits(text: str, source: str, line: int | None = None) -> None:
     digits = len(text.lstrip("+-").replace("_", ""))
     if digits > MAX_INT_DIGITS:
@@ -115,13 +140,18 @@ def load_yaml(text: str, source: str) -> tuple[Any, Any]:
             raise InputError(source, f"YAML nests more than {MAX_NESTING} levels deep; not a config") from None
         if node is None:
             return None, None
-        _check_nodes(node, source)
-        return loader.construct_document(node), node
+        _check_nodes(node, source, aliases)
+        try:
+            return loader.construct_document(node), node
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise plain errors on bad tagged values
+            raise _bad_value(loader, node, source, exc) from None
     finally:
         loader.dispose()
 
 
-def _check_nodes(root: Any, source: str) -> None:
+def _check_nodes(root: Any, source: str, aliases: int = 0) -> None:
     """Depth, expanded size and integer length of a YAML node graph (iterative; shared alias
     nodes are sized once and counted as often as they are referenced)."""
     import yaml
@@ -136,6 +166,9 @@ def _check_nodes(root: Any, source: str) -> None:
             on_path.discard(key)
             size[key] = 1 + sum(size[id(c)] for c in _children(node))
             if size[key] > MAX_YAML_NODES:
+                if not aliases:
+                    raise InputError(source, f"YAML holds more than {MAX_YAML_NODES} nodes; a config has a few "
+                                             "thousand", hint="pass the config itself")
                 raise InputError(source, f"YAML expands to more than {MAX_YAML_NODES} nodes (aliases); "
                                          "possible alias bomb, not read")
             continue
@@ -152,6 +185,8 @@ def _check_nodes(root: Any, source: str) -> None:
                 check_int_digits(str(node.value), source, node.start_mark.line + 1)
             size[key] = 1
             continue
+        if isinstance(node, yaml.MappingNode):
+            _check_duplicate_keys(node, source)
         on_path.add(key)
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in _children(node))
@@ -165,3 +200,42 @@ def _children(node: Any) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
+
+
+def _check_duplicate_keys(node: Any, source: str) -> None:
+    """A key given twice in one mapping: PyYAML keeps the last silently, OmegaConf (Bridge's
+    loader) refuses the file; either way one of the two values is not what the user meant."""
+    import yaml
+
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        line = key_node.start_mark.line + 1
+        first = seen.setdefault(key_node.value, line)
+        if first != line:
+            raise InputError(source, f"duplicate key {key_node.value!r} (first at line {first})", line=line,
+                             hint="a mapping holds each key once; Bridge's YAML loader refuses duplicates")
+
+
+def _bad_value(loader: Any, root: Any, source: str, exc: Exception) -> InputError:
+    """The scalar whose explicit tag does not fit its value (``!!int ''``, ``!!timestamp moe``),
+    found by building each tagged scalar alone; the error PyYAML raised, in one line."""
+    import yaml
+
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                loader.construct_object(node, deep=True)
+            except Exception:  # noqa: BLE001 - located: report this node
+                return InputError(source, f"value {str(node.value)[:40]!r} cannot be read as {node.tag.rsplit(':', 1)[-1]!r}",
+                                  line=node.start_mark.line + 1, hint="fix or drop the explicit !!tag")
+            continue
+        stack.extend(_children(node))
+    return InputError(source, f"YAML value cannot be built: {type(exc).__name__}: {str(exc)[:120]}")

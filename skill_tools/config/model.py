@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 #: Sections of Bridge's ConfigContainer that the canonical model knows.
+#: A change that deletes a key (one the target era does not know); never a real value.
+REMOVE = "<remove>"
+
 SECTIONS: tuple[str, ...] = (
     "model",
     "rng",

@@ -81,22 +81,42 @@ def _python(values: Mapping[str, Any], env: Mapping[str, str]) -> str:
 
 
 def hydra_value(value: Any) -> str:
+    """``value`` in Hydra's override grammar: a string is quoted whenever Hydra's parser would
+    read it as anything else (a number, a bool, a list, text with escapes), backslashes before a
+    quote doubled the way the grammar halves them."""
+    from skill_tools.config import hydra_grammar
+
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{hydra_value(str(k))}:{hydra_value(v)}" for k, v in value.items()) + "}"
     text = str(value)
-    if isinstance(value, str) and (not text or re.search(r"[\s,\[\]{}=:'\"]", text) or text.lower() in ("true", "false", "null", "none")):
-        return "'" + text.replace("'", "\\'") + "'"
+    if isinstance(value, str) and (hydra_grammar.value(text) != text or not re.fullmatch(r"[A-Za-z0-9_./+-]+", text)):
+        body = re.sub(r"(\\*)('|$)", lambda m: m.group(1) * 2 + ("\\'" if m.group(2) else ""), text)
+        return "'" + body + "'"
     return text
 
 
 def _hydra_parts(values: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
-    lines = [f"{k}={v}" for k, v in env.items()]
-    lines += [f"{key}={hydra_value(value)}" for key, value in values.items()]
+    lines = [_shell_word(f"{k}={v}") for k, v in env.items()]
+    lines += [_shell_word(f"{key}={hydra_value(value)}") for key, value in values.items()]
     return lines
+
+
+def _shell_word(part: str) -> str:
+    """One override as one shell word (the Hydra file is read as shell words): quoted only where
+    the shell would change it; ``key=[a,b]`` stays as people write it."""
+    import shlex
+
+    if not re.search(r"[\s'\"\\$`;&|<>()#*?!~]", part):
+        return part
+    if "'" in part and not re.search(r'["$`\\!]', part):
+        return f'"{part}"'  # model.x='a b' reads better than the all-purpose '\''-splicing
+    return shlex.quote(part)
 
 
 def _hydra(values: Mapping[str, Any], env: Mapping[str, str]) -> str:

@@ -219,13 +219,15 @@ def _bounded_int(digits: str) -> int:
 
 
 def load_answers(path: str | Path) -> list[AnswerRecord]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(str(path), "answers file not found", hint="pass --answers FILE.jsonl")
-    if p.stat().st_size > MAX_FILE_BYTES:
-        raise InputError(str(path), f"answers file is larger than {MAX_FILE_BYTES} bytes", hint="split it")
+    import io
+
+    from skill_tools.input_file import decode, encoding_of, read_bytes
+
+    data = read_bytes(path, limit=MAX_FILE_BYTES, what="answers file")  # bounded; any path refused in one line
+    if encoding_of(data) not in ("utf-8", None):  # a BOM, or UTF-16/32 text: read as the text it is
+        data = decode(data, str(path), what="answers file").encode("utf-8", "surrogatepass")
     out: list[AnswerRecord] = []
-    with p.open("rb") as fh:
+    with io.BytesIO(data) as fh:
         for n, raw in enumerate(fh, start=1):
             if len(raw) > MAX_LINE_BYTES:
                 out.append(AnswerRecord(f"<line-{n}>", "unspecified", "", "", n,
@@ -251,7 +253,7 @@ def load_answers(path: str | Path) -> list[AnswerRecord]:
                 continue
             if not isinstance(obj, dict):
                 raise InputError(str(path), "each line must be a JSON object", line=n)
-            out.append(_record(obj, n, p))
+            out.append(_record(obj, n, Path(path)))
     if not out:
         raise InputError(str(path), "no answers in the file", hint='one JSON object per line with "id" and "answer"')
     return out

@@ -139,6 +139,8 @@ def write_outputs(doc: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Pa
     out_dir = Path(out_dir)
     json_path = write_results(doc, out_dir / f"{stem}.json")
     md_path = out_dir / f"{stem}.md"
-    md_path.write_text(markdown(doc))
+    from skill_tools.output_file import write_text
+
+    write_text(md_path, markdown(doc), flag="--out")
     png = plot(doc, out_dir / f"{stem}.png")
     return {"json": json_path, "md": md_path, "png": png}

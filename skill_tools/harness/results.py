@@ -212,23 +212,32 @@ def validate_results(doc: Any) -> list[str]:
 
 
 def write_results(doc: dict[str, Any], path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    from skill_tools.output_file import portable_paths
+    from skill_tools.errors import InputError
+    from skill_tools.output_file import portable_paths, write_text
 
-    path.write_text(json.dumps(portable_paths(doc, path.parent), indent=1) + "\n")
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where the folder should be, no permission: one line, not a traceback
+        raise InputError("--out", f"cannot create folder {path.parent}: {exc.strerror or exc}") from None
+    write_text(path, json.dumps(portable_paths(doc, path.parent), indent=1) + "\n", flag="--out")  # atomic, no FIFO
     return path
 
 
 def load_results(path: Path) -> dict[str, Any]:
     from skill_tools.errors import InputError
 
+    from skill_tools.input_file import read_text
+
+    text = read_text(path, limit=64 * 1024 * 1024, what="results file")  # bounded, decoded, or one-line error
     try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read results: {exc.strerror}") from None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(str(path), f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise InputError(str(path), f"not a results file: {str(exc).split(';')[0]}") from None
+    except RecursionError:
+        raise InputError(str(path), "JSON nested too deeply; not a results file") from None
     problems = validate_results(doc)
     if problems:
         raise InputError(str(path), "not a results file: " + "; ".join(problems[:3]),

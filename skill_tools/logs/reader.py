@@ -82,11 +82,14 @@ def clean_lines(lines: Iterable[str], start: int = 1) -> Iterator[LogLine]:
 
 def _sniff(path: Path) -> tuple[bool, bytes]:
     """(is_gzip, first decompressed bytes). Raises InputError for missing/empty/binary input."""
+    import stat
+
+    from skill_tools.input_file import stat_input
+
     source = str(path)
-    if not path.exists():
-        raise InputError(source, "no such file", hint="check the path")
-    if path.is_dir():
-        raise InputError(source, "is a directory, expected a log file")
+    if not stat.S_ISREG(stat_input(source).st_mode):  # missing, too long, folder: one line each
+        raise InputError(source, "not a regular file (a pipe or device); a log is read twice",
+                         hint=f"save it to a file first: cat {source} > run.log")
     try:
         with open(path, "rb") as fh:
             head = fh.read(_SNIFF_BYTES)

@@ -219,7 +219,7 @@ def steady_state(log: ParsedLog, *, warmup: int | None = None, seed: int = 0) ->
     tf = its.attr("tflops_per_gpu")[used_idx]
     mtf = its.numbers("model_tflops_per_gpu")[used_idx]
     gbs = its.attr("global_batch_size")[used_idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # 1e-308 ms steps overflow, silently
         sps = gbs / (xs / 1000.0)
     ok = np.isfinite(sps) & (gbs > 0) & (xs > 0)
 

@@ -129,8 +129,9 @@ def gtp_graphs_node_priority(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.frontend != "megatron_lm" or not ctx.era.since("0.19") or not ctx.intent.enabled or ctx.sim.stopped:
         return
     m = ctx.model
-    gtp = any((m.get(k) or 1) > 1 for k in ("gtp_weight_remat_size", "tensor_parallel_num_weight_shards",
-                                             "expert_tensor_parallel_num_weight_shards"))
+    gtp = any(isinstance(m.get(k), (int, float)) and m.get(k) > 1  # a non-number is argparse's refusal, not ours
+              for k in ("gtp_weight_remat_size", "tensor_parallel_num_weight_shards",
+                        "expert_tensor_parallel_num_weight_shards"))
     if gtp and ctx.env.get("CUDA_GRAPHS_USE_NODE_PRIORITY") != "1":
         yield {"fix": {"env.CUDA_GRAPHS_USE_NODE_PRIORITY": "1"}}
 

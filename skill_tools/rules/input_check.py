@@ -9,6 +9,7 @@ from typing import Any
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig
 from skill_tools.errors import InputError
+from skill_tools.rules.key_checks import MAX_LOOKUPS
 
 _STR = (str,)
 _LIST = (str, list, type(None))
@@ -50,16 +51,19 @@ def _type_name(types: tuple[type, ...]) -> str:
 def check_keys(cfg: CanonicalConfig) -> None:
     """Raise :class:`InputError` for misspelled graph keys/sections and wrongly typed graph keys."""
     known = set(_GRAPH_KEYS)
+    lookups = 0  # fuzzy "did you mean" matches are bounded per config (see key_checks.MAX_LOOKUPS)
     for key, value in cfg.values.items():
         section, _, rest = key.partition(".")
-        if section not in SECTIONS and section not in _EXTRA_SECTIONS:
+        if section not in SECTIONS and section not in _EXTRA_SECTIONS and lookups < MAX_LOOKUPS:
+            lookups += 1
             close = difflib.get_close_matches(section, SECTIONS, n=1, cutoff=0.8)
             if close:
                 loc = cfg.location(key)
                 raise InputError(loc.source, f"unknown section {section!r} (did you mean {close[0]!r}?)", line=loc.line,
                                  hint=f"rename it to {close[0]!r}")
-        if key not in known and section in ("model", "rng", "rerun_state_machine", "ddp") and (
+        if key not in known and lookups < MAX_LOOKUPS and section in ("model", "rng", "rerun_state_machine", "ddp") and (
                 "graph" in rest or "rng" in rest or "nan" in rest or _keyed_typo(cfg, key)):
+            lookups += 1
             close = difflib.get_close_matches(key, _GRAPH_KEYS, n=1, cutoff=0.85)
             if close and close[0] != key:
                 loc = cfg.location(key)

@@ -224,20 +224,19 @@ def hydra_parser():
 
 
 def _hydra_lines(rendered_text: str, fmt: str) -> list[str]:
-    if fmt == "hydra":
-        return [ln for ln in rendered_text.splitlines() if ln and not ln.split("=", 1)[0].isupper()]
-    return [t for t in argv_of(rendered_text) if "=" in t and not t.startswith("-")]
+    """The overrides Hydra receives: the rendered text's shell words (a Hydra overrides file is
+    read as the words of a command line)."""
+    return [t for t in argv_of(rendered_text) if "=" in t and not t.startswith("-") and not t.split("=", 1)[0].isupper()]
 
 
 @pytest.mark.parametrize("fmt,rendered", [pytest.param(f, r, id=i) for i, era, f, r in RENDERINGS if f in ("hydra", "run_script")])
 def test_hydra_overrides_parse_as_single_values(hydra_parser, fmt, rendered):
-    from skill_tools.config.readers import scalar
+    from skill_tools.config.hydra_grammar import value as hydra_value
 
     for line in _hydra_lines(rendered.text, fmt):
         override = hydra_parser.parse_override(line)
         assert not override.is_sweep_override(), f"Hydra reads {line!r} as a sweep"
-        value = override.value()
-        assert value == scalar(line.split("=", 1)[1]) or str(value) == scalar(line.split("=", 1)[1]), line
+        assert override.value() == hydra_value(line.split("=", 1)[1]), line
 
 
 SWEEP_CASES = ["attn,mlp", "[attn,mlp]", "'attn,mlp'", "attn", "choice(attn,mlp)", "range(1,3)", "[a,[b,c]]",

@@ -19,6 +19,7 @@ PKG = Path(__file__).resolve().parents[2] / "skill_tools"
 LAYERS: dict[str, int] = {
     "skill_tools": 0, "skill_tools.errors": 0, "skill_tools.stats": 0, "skill_tools.output_file": 0,
     "skill_tools.numbers": 0,
+    "skill_tools.input_file": 0,
     "skill_tools.config": 1,
     "skill_tools.rules": 2, "skill_tools.logs": 2,
     "skill_tools.overrides": 3, "skill_tools.harness": 3,

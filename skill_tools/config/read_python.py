@@ -1,0 +1,145 @@
+"""Python recipe snippets, parsed with :mod:`ast` and never executed: ``cfg.model.x = v``
+assignments (containers and model objects under their usual names) and ``TransformerConfig(...)``
+/ ``*Provider(...)`` keywords. :func:`python_key` is shared with the in-place editor."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+import re
+from typing import Any, Iterable
+
+from skill_tools.config import limits
+from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
+from skill_tools.errors import InputError
+
+#: Names a Python snippet may use for the ConfigContainer (``cfg.model.x = ...``).
+CONTAINER_NAMES = {"cfg", "config", "recipe", "c", "conf", "container", "config_container", "self"}
+MODEL_OBJECT_NAMES = {"model", "model_cfg", "model_config", "provider", "transformer_config", "tc"}
+#: Calls whose keywords are model fields.
+MODEL_CALL = re.compile(r"(TransformerConfig|ModelProvider|Provider\w*|ModelConfig)$")
+
+
+def read_python(text: str, source: str) -> CanonicalConfig:
+    try:
+        with warnings.catch_warnings():  # an odd escape in a string is the recipe's business, not a warning here
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=source)
+    except SyntaxError as exc:
+        raise InputError(source, f"Python syntax error: {exc.msg}", line=exc.lineno,
+                         hint="the snippet is parsed, never executed; fix the syntax") from None
+    except (MemoryError, RecursionError):
+        raise InputError(source, "Python expression too deeply nested to parse; not a config",
+                         hint="the snippet is parsed, never executed") from None
+    cfg = CanonicalConfig(source=source, fmt="python")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
+            raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
+                                     f"(limit {limits.MAX_INT_DIGITS}); not a config value", line=node.lineno)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is None:
+                continue
+            for target in targets:
+                for tgt, val in _pairs(target, node.value):
+                    _python_assign(cfg, tgt, val, source)
+        elif isinstance(node, ast.Call):
+            _python_call(cfg, node, source)
+    return cfg
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> Iterable[tuple[ast.AST, ast.AST]]:
+    """``a.x = b.y = v`` and ``a.x, a.y = v1, v2`` as (target, value) pairs."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+        for t, v in zip(target.elts, value.elts):
+            yield from _pairs(t, v)
+    else:
+        yield target, value
+
+
+def attr_chain(node: ast.AST) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return parts[::-1]
+    return None
+
+
+def python_key(chain: list[str]) -> str | None:
+    root, rest = chain[0], chain[1:]
+    if root in SECTIONS and rest:
+        return ".".join(chain)
+    if not rest:
+        return None
+    if rest[0] in SECTIONS and len(rest) > 1:
+        return ".".join(rest)
+    if root in MODEL_OBJECT_NAMES or root in CONTAINER_NAMES:
+        return "model." + ".".join(rest)
+    return None
+
+
+def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source: str) -> None:
+    line = getattr(target, "lineno", None)
+    if isinstance(target, ast.Subscript):
+        chain = attr_chain(target.value)
+        key = target.slice
+        if chain == ["os", "environ"] and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            ok, v = literal(value)
+            if ok:
+                cfg.env[key.value] = str(v)
+            return
+    chain = attr_chain(target)
+    if not chain:
+        return
+    key = python_key(chain)
+    if key is None:
+        return
+    ok, v = literal(value)
+    if ok:
+        cfg.set(key, v, Location(source, line))
+    else:
+        cfg.unparsed.append(f"{source}:{line}: {'.'.join(chain)} = <not a literal: {ast.unparse(value)[:60]}>")
+
+
+def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str) -> None:
+    """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords."""
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if not MODEL_CALL.search(name or ""):
+        return
+    for kw in node.keywords:
+        if kw.arg is None:
+            continue
+        ok, v = literal(kw.value)
+        if ok:
+            cfg.set("model." + kw.arg, v, Location(source, kw.value.lineno))
+
+
+def literal(node: ast.AST) -> tuple[bool, Any]:
+    """Literal value of an expression; enum attributes (``CudaGraphScope.attn``) read as names."""
+    if isinstance(node, ast.Attribute):
+        chain = attr_chain(node)
+        return (True, chain[-1]) if chain and len(chain) >= 2 else (False, None)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        out = []
+        for elt in node.elts:
+            ok, v = literal(elt)
+            if not ok:
+                return False, None
+            out.append(v)
+        return True, out
+    if isinstance(node, ast.Dict):
+        out_d = {}
+        for k, v in zip(node.keys, node.values):
+            ok_k, kv = literal(k) if k is not None else (False, None)
+            ok_v, vv = literal(v)
+            if not (ok_k and ok_v) or isinstance(kv, (list, dict, set)):
+                return False, None  # {[1]: 2} is no literal Python accepts (an unhashable key)
+            out_d[kv] = vv
+        return True, out_d
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
