@@ -92,7 +92,10 @@ def plan(cfg: CanonicalConfig, impl: str | None, scope: str | list[str] | None, 
         for key in ("model.cuda_graph_modules", "model.inference_cuda_graph_scope"):
             if cfg.has(key):
                 changes[key] = REMOVE
-    elif not cfg.has("model.cuda_graph_scope"):
+    elif not cfg.has("model.cuda_graph_scope") and cfg.fmt in ("megatron_lm", "run_script"):
+        # flags are the whole launch: an absent --cuda-graph-scope is unset. A Bridge YAML, Hydra or
+        # Python file is laid over a recipe that may set cuda_graph_scope (Llama-3's "full", recipes/llama
+        # @v0.6.0 l.93), which megatron-core 0.18+ refuses beside cuda_graph_modules: keep the explicit null.
         changes.pop("model.cuda_graph_scope", None)
     for key in ("model.enable_cuda_graph", "model.external_cuda_graph"):
         if cfg.get(key):

@@ -157,13 +157,10 @@ def test_apply_on_the_recipes_graph_keys_passes_bridge(tmp_path, intent: str, fa
     assert cfg.model.cuda_graph_impl != "none"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skill-tools apply only clears cuda_graph_scope when the input names it; an overrides file "
-    "without it (the common Hydra/YAML override case) gets cuda_graph_modules alone, and the stock "
-    "recipe's cuda_graph_scope='full' then trips megatron-core's 'cannot be set together' assert. "
-    "apply should write cuda_graph_scope: null for 0.18+ Bridge outputs (owner: overrides)."))
 @pytest.mark.parametrize("family", ["llama3-8b"])
 def test_apply_on_an_overrides_file_without_the_scope_passes_bridge(tmp_path, family: str) -> None:
+    """An overrides file that never names cuda_graph_scope gets an explicit null from apply (0.18+),
+    so the stock recipe's cuda_graph_scope='full' does not meet cuda_graph_modules in megatron-core."""
     written = _apply(tmp_path, {"cuda_graph_warmup_steps": 3}, APPLY_INTENTS["te-dense"][0])
     cfg = stock_config(family)
     apply_to(cfg, _flatten(written))
