@@ -29,7 +29,7 @@ import sys
 from statistics import median
 from typing import Any
 
-from skill_tools.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK
+from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
 
 SCHEMA_VERSION = 1
 _MAX_RANKS = 256
@@ -211,16 +211,9 @@ def _failures(log) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skill_tools.errors import InputError
-
-    try:
-        return _run(args)
-    except InputError as exc:
-        if not args.json:
-            raise
-        print(json.dumps({"schema_version": SCHEMA_VERSION, "kind": "error",
-                          "error": {"input": exc.source, "message": str(exc), "hint": exc.hint}}, indent=2))
-        return EXIT_BAD_INPUT
+    """Errors (InputError) reach the CLI, which prints them as every command does: one line on
+    stderr and, under --json, the error document of ``schemas/error.schema.json`` on stdout."""
+    return _run(args)
 
 
 def _emit(doc: dict[str, Any], args: argparse.Namespace) -> None:

@@ -27,10 +27,10 @@ def identify(head: str, name: str) -> str | None:
         return "only blank lines"
     if text[0] in "{[":
         if '"nbformat"' in text or '"cells"' in text:
-            return "a Jupyter notebook (JSON), not a log: paste the output of the failing cell instead"
+            return "a Jupyter notebook (JSON), not a training log: paste the output of the failing cell instead"
         try:
             json.loads(text)
-            return "a JSON document, not a log"
+            return "a JSON document, not a training log"
         except ValueError:
             pass
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
@@ -41,11 +41,11 @@ def identify(head: str, name: str) -> str | None:
         except yaml.YAMLError:
             doc = None
         if isinstance(doc, (dict, list)):
-            return "a YAML document (a config?), not a log: `skill-tools validate` reads configs"
+            return "a YAML document (a config?), not a training log: `skill-tools validate` reads configs"
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) for n in tree.body):
-        return "Python source, not a log: paste what it printed instead"
+        return "Python source, not a training log: paste what it printed instead"
     return None

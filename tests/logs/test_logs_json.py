@@ -47,9 +47,9 @@ def test_refused_input_is_json_under_json(capsys, tmp_path):
     nb.write_text('{"cells": [], "nbformat": 4}')
     rc, out = _run(capsys, str(nb))
     _validate(out)
-    assert rc == 2 and out["kind"] == "error" and "notebook" in out["error"]["message"]
+    assert rc == 2 and out["ok"] is False and "notebook" in out["error"]["message"]
     rc, out = _run(capsys, str(tmp_path / "missing.log"))
-    assert rc == 2 and out["kind"] == "error"
+    assert rc == 2 and out["ok"] is False and out["error"]["kind"] == "input"
 
 
 def test_json_stays_small_on_a_long_log_and_rows_stream_to_a_file(capsys, tmp_path):
@@ -84,7 +84,7 @@ def test_a_document_quoting_error_messages_is_refused_not_read(capsys):
     # the signature catalog holds every needle and example log line, but it is a YAML document
     rc, out = _run(capsys, str(REPO / "skill_tools" / "logs" / "signatures.yaml"))
     _validate(out)
-    assert rc == 2 and out["kind"] == "error" and "YAML" in out["error"]["message"]
+    assert rc == 2 and out["ok"] is False and "YAML" in out["error"]["message"]
     rc = main(["logs", str(REPO / "skill_tools" / "logs" / "parse.py")])
     err = capsys.readouterr().err
     assert rc == 2 and "Python source" in err and len(err.strip().splitlines()) == 1
