@@ -3,14 +3,15 @@ with NVIDIA's choices, oracle disagreements, on the tuning half and the frozen t
 
     .venv/bin/python benchmarks/bench_upstream_corpus.py --label after [--oracle] [--date 2026-12-03]
 
-Writes benchmarks/results/<date>-upstream-corpus-<label>.json (summary per split and era, and
-every case's outcome) and prints the summary.
+Writes benchmarks/results/<date>-upstream-corpus-<label>.json.gz (summary per split and era, and
+every case's outcome; gzipped: the results folder travels with every GPU call) and prints the summary.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -29,8 +30,9 @@ def main() -> int:
     args = ap.parse_args()
     result = measure(load_cases(), load_split(), oracle=args.oracle)
     result = {"corpus": "upstream", "label": args.label, "date": args.date, **result}
-    out = REPO / "benchmarks" / "results" / f"{args.date}-upstream-corpus-{args.label}.json"
-    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    out = REPO / "benchmarks" / "results" / f"{args.date}-upstream-corpus-{args.label}.json.gz"
+    with gzip.GzipFile(out, "wb", mtime=0) as f:
+        f.write((json.dumps(result, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     print(json.dumps(result["summary"], indent=1))
     return 0
 
