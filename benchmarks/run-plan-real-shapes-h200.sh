@@ -4,11 +4,12 @@
 #
 #   bash benchmarks/run-plan-real-shapes-h200.sh PHASE OUTDIR
 #
-# PHASE: llama | qwen | shared | all. Each call prints the plan (--dry-run) first, then runs one
+# PHASE: llama | qwen | qwen-bridge | shared | all. qwen-bridge runs the Bridge YAML through Megatron Bridge's
+# own pretrain() (engine bridge; megatron-bridge on PYTHONPATH, benchmarks/stage-bridge-gpu.sh). Each call prints the plan (--dry-run) first, then runs one
 # torchrun process per variant and trial, interleaved, and writes OUTDIR/<name>.json/.md/.png with
 # the worker logs beside them.
 set -uo pipefail
-phase=${1:?phase: llama|qwen|shared|all}
+phase=${1:?phase: llama|qwen|qwen-bridge|shared|all}
 out=${2:?output folder}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,12 +24,17 @@ run_qwen() {
   st --config "$here/examples/bridge_qwen3_30b_a3b.yaml" --variants eager,te:attn+moe_router+moe_preprocess \
      --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/qwen" --name "$day-training-megatron-lm-h200-qwen3-30b-a3b-shape"
 }
+run_qwen_bridge() {
+  python3 -m skill_tools bench --engine bridge --no-progress --timeout 300 \
+     --config "$here/examples/bridge_qwen3_30b_a3b.yaml" --variants eager,te:attn+moe_router+moe_preprocess \
+     --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/qwen-bridge" --name "$day-training-bridge-h200-qwen3-30b-a3b-shape"
+}
 run_shared() {
   st --config "$here/examples/hydra_qwen15_moe_shared_expert.txt" --variants eager,te:attn+moe_router+moe_preprocess \
      --steps ${STEPS:-30} --trials ${TRIALS:-1} --out "$out/shared" --name "$day-training-megatron-lm-h200-qwen15-moe-shared-shape"
 }
 case "$phase" in
-  llama) run_llama ;; qwen) run_qwen ;; shared) run_shared ;;
+  llama) run_llama ;; qwen) run_qwen ;; qwen-bridge) run_qwen_bridge ;; shared) run_shared ;;
   all) run_llama; run_qwen; run_shared ;;
   *) echo "unknown phase $phase"; exit 2 ;;
 esac

@@ -56,6 +56,7 @@ MEGATRON_LM: dict[str, Flag] = {
     "eval-iters": _f("train.eval_iters"),
     "eval-interval": _f("train.eval_interval"),
     "manual-gc": _f("train.manual_gc", "flag"),
+    "manual-gc-interval": _f("train.manual_gc_interval"),
     "seed": _f("rng.seed"),
     "use-distributed-optimizer": _f(("ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer"), "flag"),
     "overlap-grad-reduce": _f("ddp.overlap_grad_reduce", "flag"),

@@ -49,7 +49,8 @@ def _specs(doc: dict[str, Any]) -> list[VariantSpec]:
                              "name": wl.get("size"), "plan": wl.get("plan")})
     return [VariantSpec(name=v["name"], impl=v["impl"], modules=tuple(v.get("modules") or ()),
                         optimizer_graph=bool(v.get("optimizer_graph")),
-                        capturable_optimizer=bool(v.get("capturable_optimizer")), **common)
+                        capturable_optimizer=bool(v.get("capturable_optimizer")),
+                        manual_gc=bool(v.get("manual_gc")), **common)
             for v in doc["variants"]]
 
 

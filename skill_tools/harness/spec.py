@@ -71,6 +71,9 @@ class VariantSpec:
     #: Capturable Adam (what ``optimizer_cuda_graph`` selects) with the optimizer step left eager:
     #: the control that separates the capturable kernel's numerics from graph replay.
     capturable_optimizer: bool = False
+    #: Python's garbage collector off between ``train.manual_gc_interval`` steps (``--manual-gc
+    #: --manual-gc-interval 100``): the host-side setting that measures what GC costs a graphed step.
+    manual_gc: bool = False
     layer_spec: str = "te"  # "te" | "local"
     warmup_steps: int = 3
     settle_steps: int = 2
@@ -186,6 +189,7 @@ class Named(NamedTuple):
     modules: tuple[str, ...] = ()
     optimizer_graph: bool = False
     capturable_optimizer: bool = False
+    manual_gc: bool = False
 
 
 #: Named variants. "eager" is the baseline of every A/B. The "+capturable-adam" controls run
@@ -197,6 +201,8 @@ NAMED: dict[str, Named] = {
     "full_iteration": Named("full_iteration"),
     "full_iteration+capturable-adam": Named("full_iteration", capturable_optimizer=True),
     "full_iteration+optimizer": Named("full_iteration", optimizer_graph=True),
+    #: the step with the most graphed, plus manual GC: the host-side remedy measured (engines with a loop)
+    "full_iteration+optimizer+manual-gc": Named("full_iteration", optimizer_graph=True, manual_gc=True),
     # engine bridge: the same graph spelled local + ["full_iteration"] (Bridge's perf scripts, 0.16-0.17 recipes)
     "full_iteration:local-spelling": Named("full_iteration"),
     "local": Named("local"),
@@ -231,7 +237,7 @@ def named_variant(name: str, **common: Any) -> VariantSpec:
         raise InputError("--variants", f"unknown variant {name!r}", hint="one of " + ", ".join(NAMED))
     n = NAMED[name]
     return VariantSpec(name=name, impl=n.impl, modules=n.modules, optimizer_graph=n.optimizer_graph,
-                       capturable_optimizer=n.capturable_optimizer, **common)
+                       capturable_optimizer=n.capturable_optimizer, manual_gc=n.manual_gc, **common)
 
 
 # --------------------------------------------------------------------------------------------

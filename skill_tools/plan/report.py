@@ -66,7 +66,7 @@ def memory_lines(doc: dict[str, Any], plan: Plan) -> list[str]:
 
 def headroom_lines(doc: dict[str, Any]) -> list[str]:
     """Per variant: kernel time vs step time, and where the host time of the step goes."""
-    from skill_tools.harness.engines.megatron_lm.headroom import REMEDIES
+    from skill_tools.harness.engines.megatron_lm.headroom import ORDER, REMEDIES
 
     out = []
     for v in doc.get("variants") or []:
@@ -79,9 +79,8 @@ def headroom_lines(doc: dict[str, Any]) -> list[str]:
         hr = v.get("headroom") or {}
         host = hr.get("host_ms_per_step") or {}
         syncs = hr.get("sync_ms_per_step") or {}
-        for name in ("forward_backward", "get_batch", "optimizer.step", "optimizer.prepare_grads",
-                     "optimizer.grad_norm_clip", "other", "training_log"):
-            if name in host:
+        for name in ORDER:
+            if name in host and name not in ("iteration", "train_step"):
                 sync = f", {syncs[name]:.2f} ms blocked in syncs" if syncs.get(name) else ""
                 out.append(f"  {name:26s} {host[name]:8.2f} ms host (incl. waits for the GPU){sync}  <- "
                            f"{REMEDIES.get(name, '')}")

@@ -1,4 +1,4 @@
-"""The headroom ranges wrap Megatron-LM's own functions, count only the profiled steps, and name
+"""The headroom ranges wrap Megatron-LM's own functions, count only the timed steps, and name
 what removes each part (CPU: the framework's functions are stood in for by plain callables)."""
 
 from __future__ import annotations
@@ -7,21 +7,17 @@ import types
 
 import pytest
 
-from skill_tools.harness.engines.megatron_lm.headroom import REMEDIES, Headroom, install
+from skill_tools.harness.engines.megatron_lm.headroom import REMEDIES, TOP_LEVEL, Headroom, install, uninstall
 
 
 @pytest.fixture
-def restore_optimizer_methods():
-    from megatron.core.optimizer import optimizer as opt
-
-    saved = {(c, m): c.__dict__[m] for c in (opt.MixedPrecisionOptimizer, opt.FP32Optimizer, opt.ChainedOptimizer)
-             for m in ("step", "prepare_grads", "clip_grad_norm") if m in c.__dict__}
-    yield
-    for (cls, meth), fn in saved.items():
-        setattr(cls, meth, fn)
+def headroom():
+    h = Headroom()
+    yield h
+    uninstall(h)
 
 
-def test_ranges_time_only_active_steps_and_the_forward_backward_argument(restore_optimizer_methods):
+def test_ranges_time_only_active_steps_and_the_forward_backward_argument(headroom):
     from megatron.core.optimizer import optimizer as opt
 
     calls = []
@@ -32,7 +28,7 @@ def test_ranges_time_only_active_steps_and_the_forward_backward_argument(restore
         return "out"
 
     training = types.SimpleNamespace(train_step=train_step, training_log=lambda: calls.append("log"))
-    h = Headroom()
+    h = headroom
     install(training, h)
     assert training.train_step(*range(6), lambda: "fb") == "out"  # inactive: nothing timed
     assert dict(h.ms) == {}
@@ -53,3 +49,49 @@ def test_nested_calls_of_one_range_count_once():
     outer = h.timed("optimizer.step", inner)
     outer()
     assert h._depth["optimizer.step"] == 0 and "optimizer.step" in h.ms
+
+
+def test_uninstall_puts_the_frameworks_functions_back(headroom):
+    from megatron.core.distributed.distributed_data_parallel import DistributedDataParallel
+    from megatron.core.optimizer import optimizer as opt
+    from megatron.core.rerun_state_machine import RerunStateMachine
+
+    before = (opt.MixedPrecisionOptimizer.__dict__["step"], DistributedDataParallel.__dict__["zero_grad_buffer"],
+              RerunStateMachine.__dict__["should_run_forward_backward"])
+    stat = lambda x, group=None: x  # noqa: E731
+    training = types.SimpleNamespace(train_step=lambda *a, **k: None, training_log=lambda: None,
+                                     logical_and_across_model_parallel_group=stat)
+    install(training, headroom)
+    assert hasattr(DistributedDataParallel.__dict__["zero_grad_buffer"], "__wrapped__")
+    assert hasattr(training.logical_and_across_model_parallel_group, "__wrapped__")
+    uninstall(headroom)
+    after = (opt.MixedPrecisionOptimizer.__dict__["step"], DistributedDataParallel.__dict__["zero_grad_buffer"],
+             RerunStateMachine.__dict__["should_run_forward_backward"])
+    assert after == before and training.logical_and_across_model_parallel_group is stat
+
+
+def test_a_timed_step_runs_from_one_train_step_call_to_the_next():
+    """``iteration`` covers train_step, training_log and the loop between; ``loop`` is what they leave,
+    ``other`` what train_step's named parts leave; steps outside the window are not counted."""
+    h = Headroom()
+    h.iteration_start(False)  # warm-up call: not timed
+    for _ in range(3):
+        h.iteration_start(True)
+        h.ms["train_step"] += 5.0
+        h.ms["forward_backward"] += 1.0
+        h.ms["stat_reductions"] += 2.0
+        h.ms["training_log"] += 0.5
+    h.iteration_start(False)  # the first profiled call closes the third timed step
+    h.ms["iteration"] = 3 * 7.0  # stand in for the wall clock
+    report = h.report()
+    per = report["host_ms_per_step"]
+    assert report["steps"] == 3 and h.active is False
+    assert per["other"] == pytest.approx(2.0) and per["loop"] == pytest.approx(1.5)
+    assert set(TOP_LEVEL) <= set(REMEDIES) and "loop" in REMEDIES
+
+
+def test_no_timed_step_reports_nothing():
+    h = Headroom()
+    h.iteration_start(False)
+    h.iteration_start(False)
+    assert h.report() == {}

@@ -32,15 +32,18 @@ STATE: dict[str, Any] = {"schema_version": SIDECAR_SCHEMA_VERSION, "ok": False, 
 _STATE = STATE
 
 
-def wrap_train_step(training, profile_from: int | None, profile_steps: int, headroom: Any = None) -> None:
+def wrap_train_step(training, profile_from: int | None, profile_steps: int, headroom: Any = None,
+                    headroom_from: int | None = None) -> None:
     """Record CUDA events and graph replays around each call of the framework's own ``train_step``
     (``training`` is the module whose ``train()`` looks it up at call time: Megatron-LM's
     ``megatron.training.training`` or Bridge's ``megatron.bridge.training.train``); the calls
     ``profile_from .. profile_from + profile_steps - 1`` (0-based) run under torch.profiler for the
     GPU-busy time per step (their logged times carry the profiler's overhead). With ``headroom``
     (engine megatron-lm's :class:`~skill_tools.harness.engines.megatron_lm.headroom.Headroom`) the
-    profiled steps (and what ``train()`` does after each, its ``training_log``) time the host per part
-    of the step. The profile stays CUDA-only: host tracing stretches kernel times (tiny GPT: 1.5 ms of
+    calls from ``headroom_from`` up to the profiled ones (the measured steps, no profiler running)
+    time the host per part of the step, including what ``train()`` does between two calls; the
+    profiled steps attribute the host's synchronisations to those parts. Without ``headroom_from``
+    the profiled steps are the timed ones (their times then carry the profiler's overhead). The profile stays CUDA-only: host tracing stretches kernel times (tiny GPT: 1.5 ms of
     kernels read as 10 ms with CPU activity on, 2026-12-03 H200)."""
     from torch.profiler import ProfilerActivity, profile
 
@@ -55,8 +58,10 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         replays, captures = GraphCounter.replays, GraphCounter.captures
         profiled = profile_from is not None and profile_from <= len(events) < profile_from + profile_steps
-        if headroom is not None:  # on from a profiled step to the next step: train() logs in between
-            headroom.active = profiled
+        if headroom is not None:  # a timed step lasts until the next call: train() logs in between
+            timed = (headroom_from <= len(events) < profile_from if headroom_from is not None and profile_from
+                     is not None else profiled)
+            headroom.iteration_start(timed)
         if profiled:
             torch.cuda.synchronize()
             prof = profile(activities=[ProfilerActivity.CUDA])
@@ -70,9 +75,10 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
             busy.append(busy_ms(prof))
             if headroom is not None:
                 headroom.profiled(prof)
-                _STATE["headroom"] = headroom.report()
             _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
         events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
+        if headroom is not None and headroom.steps:
+            _STATE["headroom"] = headroom.report()
         return out
 
     training.train_step = train_step
@@ -157,6 +163,8 @@ def engine_arguments(module: str, loop_args: str, argv: list[str] | None,
     ours.add_argument("--sidecar", required=True)
     ours.add_argument("--profile-from", type=int, default=None, help="0-based train_step call to start profiling")
     ours.add_argument("--profile-steps", type=int, default=0)
+    ours.add_argument("--headroom-from", type=int, default=None,
+                      help="0-based train_step call from which the host's time per part of the step is timed")
     if configure is not None:
         configure(ours)
     opts = ours.parse_args(argv[:split])

@@ -99,6 +99,9 @@ def graph_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
         cfg.set("model.cuda_graph_scope", ["full_iteration"])
     if spec.optimizer_graph:
         cfg.set("optimizer.optimizer_cuda_graph", True)
+    if spec.manual_gc:
+        cfg.set("train.manual_gc", True)
+        cfg.set("train.manual_gc_interval", 100)
     return cfg
 
 

@@ -174,6 +174,9 @@ def graph_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
         cfg.unset("model.use_te_rng_tracker")  # Bridge's spelling; Megatron-LM reads rng.te_rng_tracker
     if spec.optimizer_graph:
         cfg.set("optimizer.optimizer_cuda_graph", True)
+    if spec.manual_gc:
+        cfg.set("train.manual_gc", True)
+        cfg.set("train.manual_gc_interval", 100)
     return cfg
 
 
@@ -210,7 +213,8 @@ def engine_command(spec: VariantSpec, era: Era, sidecar: Path) -> tuple[list[str
     flags = run_flags(spec, era)
     ours = ["--sidecar", str(sidecar)]
     if spec.profile_steps:
-        ours += ["--profile-from", str(first_measured(spec) + spec.steps), "--profile-steps", str(spec.profile_steps)]
+        ours += ["--profile-from", str(first_measured(spec) + spec.steps), "--profile-steps", str(spec.profile_steps),
+                 "--headroom-from", str(first_measured(spec))]
     return torchrun_command(ENGINE_MODULE, [*ours, "--", *flags], spec.nproc), flags
 
 

@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         headroom = Headroom()
         install(training, headroom)
         _GET_BATCH = headroom.timed("get_batch", _GET_BATCH)
-        wrap_train_step(training, opts.profile_from, opts.profile_steps, headroom)
+        wrap_train_step(training, opts.profile_from, opts.profile_steps, headroom, opts.headroom_from)
         first = next(iter(inspect.signature(pretrain).parameters))
         _STATE["phase"] = "pretrain"
         print(f"[engine] megatron-lm: megatron.training from {_STATE['versions']['megatron_training_from']}, "

@@ -8,10 +8,21 @@ graph does not cover. This module times, for the profiled steps only, the parts 
 - ``forward_backward``: the schedule (a graph replay under full-iteration capture);
 - ``get_batch``: the pretrain script's batch read (inside ``forward_backward``);
 - ``optimizer.step`` with its nested ``optimizer.prepare_grads`` and ``optimizer.grad_norm_clip``;
-- ``training_log``: loss reduction, logging syncs, throughput and timers output;
-- ``train_step``: the whole call, so ``other`` (zero-grad, loss bookkeeping, rerun state machine,
-  timers, and the wait for the GPU when the step is GPU-bound) is what the named parts leave.
+- ``zero_grad``: the DDP grad buffers' and the optimizer's zero-grad;
+- ``stat_reductions``: ``train_step``'s all-reduces of the update flag and the grad norm across the
+  model-parallel group, each read back with ``.item()``: the step's first host sync after the
+  graph replays, so under a graph this is where the host waits for the GPU;
+- ``rerun_state_machine``: the rerun state machine's per-step checks;
+- ``lr_scheduler``: the learning-rate scheduler's step;
+- ``train_step``: the whole call, so ``other`` (loss bookkeeping, timers, argument reads) is what
+  the named parts leave;
+- ``training_log``: loss reduction, logging syncs, throughput and timers output (after ``train_step``);
+- ``iteration``: one pass of ``train()``'s loop, from one ``train_step`` call to the next, so
+  ``loop`` (the loop's own work: exit checks, timers, GC when Python runs it, the bench's CUDA
+  events) is what ``train_step`` and ``training_log`` leave.
 
+The ranges are timed with ``time.perf_counter`` over the measured steps (a few microseconds per
+range, no profiler); :meth:`Headroom.iteration_start` opens and closes each step's window.
 Host times include the host's waits for the GPU: a ``.item()`` blocks inside its range. Each range
 is also a ``record_function`` range, so a CPU+CUDA profile (not the bench's own, which stays
 CUDA-only because host tracing stretches kernel times) attributes blocking synchronisations to the
@@ -34,9 +45,23 @@ REMEDIES: dict[str, str] = {
                     "no --log-throughput, --timing-log-level 0",
     "get_batch": "inside the graph under full_iteration; else a prefetching data loader (--num-workers)",
     "forward_backward": "cuda_graph_impl=full_iteration (one replay) or per-layer scopes (fewer launches)",
-    "other": "--manual-gc --manual-gc-interval 100 (no Python GC pauses mid-step); timers at "
-             "--timing-log-level 0; --no-barrier-with-L1-time",
+    "zero_grad": "inside the graph only with megatron-core's full-iteration capture of the whole train step "
+                 "(not in 0.19); small: a memset per grad buffer",
+    "stat_reductions": "a host wait for the GPU, not host work, when the step is GPU-bound; with graphs it is the "
+                       "point where the replayed step finishes; nothing removes it in 0.19 (train_step reads the "
+                       "update flag and the grad norm every step)",
+    "rerun_state_machine": "--rerun-mode disabled",
+    "lr_scheduler": "none: Python arithmetic per parameter group",
+    "other": "timers at --timing-log-level 0; --no-barrier-with-L1-time",
+    "loop": "--manual-gc --manual-gc-interval 100 (no Python GC pauses mid-step); --log-interval 100",
 }
+#: The order a report lists the ranges in: the step from the top, then the loop around it.
+ORDER = ("iteration", "train_step", "forward_backward", "get_batch", "optimizer.step", "optimizer.prepare_grads",
+         "optimizer.grad_norm_clip", "zero_grad", "stat_reductions", "rerun_state_machine", "lr_scheduler", "other",
+         "training_log", "loop")
+#: Ranges timed inside ``train_step`` at its top level: ``other`` is ``train_step`` less these.
+TOP_LEVEL = ("forward_backward", "optimizer.step", "zero_grad", "stat_reductions", "rerun_state_machine",
+             "lr_scheduler")
 SYNC_EVENTS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
 
 
@@ -46,9 +71,29 @@ class Headroom:
     def __init__(self) -> None:
         self.active = False
         self.steps = 0
+        self.sync_steps = 0
         self.ms: dict[str, float] = defaultdict(float)
         self.sync_ms: dict[str, float] = defaultdict(float)
         self._depth: dict[str, int] = defaultdict(int)
+        self._iteration_t0: float | None = None
+        #: (owner, attribute, original) of every wrapped function, for :func:`uninstall`.
+        self.patched: list[tuple[Any, str, Any]] = []
+
+    def wrap(self, owner: Any, attr: str, name: str) -> None:
+        """Replace ``owner.attr`` (a module function or a class's own method) by its timed wrapper."""
+        original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        self.patched.append((owner, attr, original))
+        setattr(owner, attr, self.timed(name, original))
+
+    def iteration_start(self, active: bool) -> None:
+        """A ``train_step`` call begins: close the previous step's iteration range (when it was
+        timed) and open this one's window."""
+        now = time.perf_counter()
+        if self.active and self._iteration_t0 is not None:
+            self.ms["iteration"] += (now - self._iteration_t0) * 1000.0
+            self.steps += 1
+        self.active = active
+        self._iteration_t0 = now if active else None
 
     def timed(self, name: str, fn: Callable) -> Callable:
         def wrapper(*args: Any, **kwargs: Any):
@@ -69,20 +114,23 @@ class Headroom:
         return wrapper
 
     def profiled(self, prof: Any) -> None:
-        """One profiled step ended: count it and add its synchronisations per range."""
-        self.steps += 1
+        """One profiled step ended: add its synchronisations per range."""
+        self.sync_steps += 1
         for name, ms in sync_ms_by_range(prof).items():
             self.sync_ms[name] += ms
 
     def report(self) -> dict[str, Any]:
-        """ms per step per range, ``other`` = train_step less the top-level named parts."""
+        """ms per step per range over the timed steps; ``other`` = train_step less its top-level named
+        parts, ``loop`` = iteration less train_step and training_log."""
         if not self.steps:
             return {}
         per = {k: round(v / self.steps, 4) for k, v in self.ms.items()}
         if "train_step" in per:  # training_log runs after train_step returns, outside it
-            top = per.get("forward_backward", 0.0) + per.get("optimizer.step", 0.0)
+            top = sum(per.get(k, 0.0) for k in TOP_LEVEL)
             per["other"] = round(max(0.0, per["train_step"] - top), 4)
-        syncs = {k: round(v / self.steps, 4) for k, v in self.sync_ms.items()}
+            if "iteration" in per:
+                per["loop"] = round(max(0.0, per["iteration"] - per["train_step"] - per.get("training_log", 0.0)), 4)
+        syncs = {k: round(v / self.sync_steps, 4) for k, v in self.sync_ms.items()} if self.sync_steps else {}
         return {"steps": self.steps, "host_ms_per_step": per, "sync_ms_per_step": syncs,
                 "remedies": {k: REMEDIES[k] for k in per if k in REMEDIES}}
 
@@ -102,16 +150,52 @@ def install(training: Any, headroom: Headroom) -> None:
                 args = (*args[:6], headroom.timed("forward_backward", args[6]), *args[7:])
         return headroom.timed("train_step", orig_step)(*args, **kwargs)
 
+    headroom.patched.append((training, "train_step", orig_step))
     training.train_step = train_step
     if hasattr(training, "training_log"):
-        training.training_log = headroom.timed("training_log", training.training_log)
+        headroom.wrap(training, "training_log", "training_log")
     for cls in (getattr(opt, n, None) for n in ("MixedPrecisionOptimizer", "FP32Optimizer", "ChainedOptimizer")):
         if cls is None:
             continue
         for meth, name in (("step", "optimizer.step"), ("prepare_grads", "optimizer.prepare_grads"),
                            ("clip_grad_norm", "optimizer.grad_norm_clip")):
             if meth in cls.__dict__:
-                setattr(cls, meth, headroom.timed(name, cls.__dict__[meth]))
+                headroom.wrap(cls, meth, name)
+    _install_parts(training, headroom)
+
+
+def _install_parts(training: Any, headroom: Headroom) -> None:
+    """The smaller parts of ``train_step`` (ranges that only exist where the framework has them)."""
+    for fn in ("logical_and_across_model_parallel_group", "reduce_max_stat_across_model_parallel_group"):
+        if hasattr(training, fn):  # looked up in training's globals at call time
+            headroom.wrap(training, fn, "stat_reductions")
+    targets = [("megatron.core.distributed.distributed_data_parallel", "DistributedDataParallel", "zero_grad_buffer",
+                "zero_grad"),
+               ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_run_forward_backward",
+                "rerun_state_machine"),
+               ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_checkpoint_and_exit",
+                "rerun_state_machine"),
+               ("megatron.core.optimizer_param_scheduler", "OptimizerParamScheduler", "step", "lr_scheduler")]
+    targets += [("megatron.core.optimizer.optimizer", cls, "zero_grad", "zero_grad")
+                for cls in ("MixedPrecisionOptimizer", "Float16OptimizerWithFloat16Params", "FP32Optimizer",
+                            "ChainedOptimizer")]
+    targets += [("megatron.core.optimizer.distrib_optimizer", "DistributedOptimizer", "zero_grad", "zero_grad")]
+    import importlib
+
+    for module, cls_name, meth, name in targets:
+        try:
+            cls = getattr(importlib.import_module(module), cls_name)
+        except (ImportError, AttributeError):
+            continue
+        if meth in cls.__dict__:
+            headroom.wrap(cls, meth, name)
+
+
+def uninstall(headroom: Headroom) -> None:
+    """Put every wrapped function back (newest first)."""
+    while headroom.patched:
+        owner, attr, original = headroom.patched.pop()
+        setattr(owner, attr, original)
 
 
 def sync_ms_by_range(prof: Any) -> dict[str, float]:
