@@ -95,3 +95,21 @@ def test_no_timed_step_reports_nothing():
     h.iteration_start(False)
     h.iteration_start(False)
     assert h.report() == {}
+
+
+def _event(name, start, end):
+    return types.SimpleNamespace(name=name, time_range=types.SimpleNamespace(start=start, end=end))
+
+
+def test_syncs_go_to_the_innermost_range_and_a_cuda_only_profile_totals_them():
+    from skill_tools.harness.engines.megatron_lm.headroom import sync_ms_by_range
+
+    with_ranges = types.SimpleNamespace(events=lambda: [
+        _event("headroom::train_step", 0, 10_000), _event("headroom::stat_reductions", 6_000, 9_000),
+        _event("cudaStreamSynchronize", 6_500, 8_500), _event("cudaMemcpy", 1_000, 1_500),
+        _event("cudaEventSynchronize", 11_000, 11_200)])
+    assert sync_ms_by_range(with_ranges) == {"stat_reductions": 2.0, "train_step": 0.5, "outside": 0.2}
+    cuda_only = types.SimpleNamespace(events=lambda: [_event("cudaStreamSynchronize", 0, 1_000),
+                                                      _event("cudaMemcpy", 2_000, 2_250)])
+    assert sync_ms_by_range(cuda_only) == {"all ranges": 1.25}
+    assert sync_ms_by_range(types.SimpleNamespace(events=lambda: [])) == {}

@@ -200,7 +200,9 @@ def uninstall(headroom: Headroom) -> None:
 
 def sync_ms_by_range(prof: Any) -> dict[str, float]:
     """Host time spent blocked in CUDA synchronisations, by the innermost ``headroom::`` range that
-    contains it (``outside`` when none does), over a finished CPU+CUDA profile."""
+    contains it (``outside`` when none does), over a finished CPU+CUDA profile. A CUDA-only profile
+    (the bench's own) records the runtime's synchronisations but no host ranges: there the time is
+    reported as ``all ranges`` (the step's total), never as ``outside``."""
     ranges, syncs = [], []
     for e in prof.events():
         name = e.name
@@ -209,6 +211,8 @@ def sync_ms_by_range(prof: Any) -> dict[str, float]:
         elif name in SYNC_EVENTS:
             syncs.append((e.time_range.start, e.time_range.end))
     out: dict[str, float] = defaultdict(float)
+    if not ranges:
+        return {"all ranges": round(sum(e - s for s, e in syncs) / 1000.0, 4)} if syncs else {}
     for s, e in syncs:
         inside = [(re - rs, n) for rs, re, n in ranges if rs <= s and e <= re]
         out[min(inside)[1] if inside else "outside"] += (e - s) / 1000.0
