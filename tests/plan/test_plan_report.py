@@ -42,14 +42,20 @@ def test_headroom_names_each_part_and_what_removes_it(repo):
     assert any(x.strip().startswith("optimizer.step") and "--optimizer-cuda-graph" in x for x in full)
 
 
-REAL_SHAPES = sorted((__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results")
-                     .glob("2026-12-03-training-megatron-lm-h200-*-sha*.json")) + sorted(
-    (__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results")
-    .glob("2026-12-03-training-megatron-lm-h200-dense-tiny-headroom.json"))
+_RESULTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+#: Users' configs at their real layer shapes (Megatron-LM's and Bridge's loops) and the tiny headroom studies.
+REAL_SHAPES = sorted([*_RESULTS.glob("2026-12-03-training-megatron-lm-h200-*-sha*.json"),
+                      *_RESULTS.glob("2026-12-03-training-bridge-h200-*-shape.json"),
+                      *_RESULTS.glob("2026-12-03-training-megatron-lm-h200-dense-tiny-headroom*.json")])
 
 
 def test_the_real_shape_runs_are_committed():
-    assert len(REAL_SHAPES) == 5
+    names = {p.stem for p in REAL_SHAPES}
+    assert {"2026-12-03-training-megatron-lm-h200-llama3-8b-shape",
+            "2026-12-03-training-megatron-lm-h200-llama3-8b-shape-headroom",
+            "2026-12-03-training-bridge-h200-qwen3-30b-a3b-shape",
+            "2026-12-03-training-megatron-lm-h200-qwen15-moe-shared-shape",
+            "2026-12-03-training-megatron-lm-h200-dense-tiny-headroom-ladder"} <= names, names
 
 
 @__import__("pytest").mark.parametrize("path", REAL_SHAPES, ids=lambda p: p.stem)
