@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 #: Base of the schemas' ``$id``: a schema refers to another one by its file name.
-SCHEMA_BASE = "https://github.com/megatron-cuda-graphs/skill_tools/schemas/"
+SCHEMA_BASE = "https://github.com/megatron-cuda-graphs-skill/schemas/"
 
 
 @dataclass(frozen=True)
