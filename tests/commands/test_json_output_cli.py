@@ -178,3 +178,19 @@ def test_logs(logs):
 def test_refusals_print_the_error_document(command, argv):
     rc, doc = run_json(command, *argv)
     assert rc == 2 and doc["ok"] is False and doc["error"]["exit_code"] == 2
+
+
+def test_bench_inference_workload_this_machine_cannot_build(tmp_path):
+    """A workload whose stack is missing here is reported (exit 1), not run; skipped where it can run."""
+    _, plan = run_json("bench", "bench", "--mode", "inference", "--workload", "tiny-hybrid-moe", "--dry-run")
+    if not plan["unavailable_on_this_machine"]:
+        pytest.skip("tiny-hybrid-moe can be built here: a --json run would use the GPU")
+    rc, doc = run_json("bench", "bench", "--mode", "inference", "--workload", "tiny-hybrid-moe", "--out", str(tmp_path))
+    assert rc == 1 and doc["kind"] == "inference-unavailable" and doc["unavailable"]
+    assert Path(doc["artifacts"]["json"]).is_file()
+
+
+def test_validate_with_the_oracle():
+    pytest.importorskip("megatron.core")
+    rc, doc = run_json("validate", "validate", "examples/bridge_llama_dense_graph_mistakes.yaml", "--oracle")
+    assert rc == 1 and doc["oracle"]["ran"] is True
