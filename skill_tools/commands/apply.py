@@ -11,13 +11,13 @@ are edited in place: only the graph flags change, everything else stays byte for
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from skill_tools.commands._common import add_config_arguments, env_from, refuse_non_path
 from skill_tools.config.render import RENDER_FORMATS
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
+from skill_tools.json_output import MAX_ITEMS, MAX_TEXT, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     payload = result.to_dict()
     if not result.ok:
         if args.json:
-            print(json.dumps(payload, indent=2))
+            emit("apply", payload, caps={"findings": MAX_ITEMS})
         else:
             print(f"refused: the result would not be valid for megatron-core {result.era.mcore_version}:")
             for f in result.findings:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         payload.update(format=fmt, written=str(target) if target else None, diff=diff,
                        overrides=overrides)
-        print(json.dumps(payload, indent=2))
+        emit("apply", payload, caps={"findings": MAX_ITEMS, "diff": MAX_TEXT, "overrides": MAX_TEXT})
     else:
         print(f"megatron-core {result.era.mcore_version} ({result.era.label}): {len(changes)} change(s)")
         for note in result.notes:

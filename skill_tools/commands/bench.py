@@ -5,7 +5,6 @@ training loop, MCore's inference engine, or the proxy loop (GPU); or the Bridge
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from skill_tools.errors import EXIT_OK, InputError
 from skill_tools.harness import engines
 from skill_tools.harness.inference.workloads import WORKLOADS
+from skill_tools.json_output import emit, results_payload
 
 SIZES = ("tiny", "small", "medium", "large")
 TRAINING_WORKLOADS = ("dense", "moe", "moe_droppad")
@@ -103,7 +103,7 @@ def _bridge_cmd(args: argparse.Namespace) -> int:
 
     pair = bridge_command_pair(args)
     if args.json:
-        print(json.dumps(pair, indent=2))
+        emit("bench", pair, kind="bridge-command")
     else:
         print("# eager")
         print(" ".join(shlex.quote(x) for x in pair["eager"]))
@@ -133,8 +133,10 @@ def run(args: argparse.Namespace) -> int:
 
         rows = {name: {"impl": n.impl, "modules": list(n.modules), "optimizer_graph": n.optimizer_graph,
                        "capturable_optimizer": n.capturable_optimizer} for name, n in NAMED.items()}
-        print(json.dumps({"variants": rows, "defaults": DEFAULT_VARIANTS}, indent=2) if args.json
-              else "\n".join(f"{n:36s} impl={r['impl']} modules={','.join(r['modules']) or '-'}"
+        if args.json:
+            emit("bench", {"variants": rows, "defaults": DEFAULT_VARIANTS}, kind="variants")
+            return EXIT_OK
+        print("\n".join(f"{n:36s} impl={r['impl']} modules={','.join(r['modules']) or '-'}"
                              f"{' +optimizer graph' if r['optimizer_graph'] else ''}"
                              f"{' +capturable Adam (step eager)' if r['capturable_optimizer'] else ''}"
                              for n, r in rows.items()))
@@ -153,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         doc = plan.dry_run()
         key = plan.engine.arguments_key
-        print(json.dumps(doc, indent=1) if args.json else "\n".join(
+        if args.json:
+            emit("bench", doc, kind="dry-run", indent=1)
+            return EXIT_OK
+        print("\n".join(
             f"{v['name']:36s} impl={v['impl']} modules={','.join(v['modules']) or '-'} steps={v['steps']} "
             f"warmup={v['warmup_steps']}" + (f"\n    {shlex.join(v[key])}" if key else "") for v in doc["variants"])
             + "".join(f"\nnote: {n}" for n in doc["notes"]))
@@ -185,7 +190,7 @@ def _report(doc: dict, out: Path, stem: str, as_json: bool, failed: bool = False
 
     paths = write_outputs(doc, out, stem)
     if as_json:
-        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1))
+        emit("bench", results_payload(doc, paths), kind="results", indent=1)
     else:
         print(markdown(doc))
         print(f"results: {paths['json']}", file=sys.stderr)

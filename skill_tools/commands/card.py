@@ -4,10 +4,10 @@ and BENCHMARK.md from benchmarks/results/*.json (``--check``: only report stalen
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+from skill_tools.json_output import MAX_ITEMS, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = sync(Path(args.root), check=args.check)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        emit("card sync", report.to_dict(), caps={"results_files": MAX_ITEMS, "skipped": MAX_ITEMS})
     else:
         for f in report.files:
             print(f"read {f.rel} ({f.kind}, {f.date})")

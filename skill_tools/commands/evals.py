@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import sys
 from pathlib import Path
 
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
 from skill_tools.harness import engines
+from skill_tools.json_output import MAX_ITEMS, emit
 
 DEFAULT_EVALS = "evals/evals.json"
 DEFAULT_CACHE = Path.home() / ".cache" / "skill-tools" / "evals-exec"
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     taskset = load_tasks(args.evals)
     if args.evals_command == "run":
         answers_path = _collect(args, taskset)
-        print(f"answers written to {answers_path}")
+        print(f"answers written to {answers_path}", file=sys.stderr if args.json else sys.stdout)
     else:
         answers_path = Path(args.answers)
     records = load_answers(answers_path)
@@ -113,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"], **_plan_entry(a)}
                  for a in report["answers"]]
-        print(json.dumps({"engine": args.engine, "answers": plans}, indent=1) if args.json else _plan_text(plans))
+        if args.json:
+            emit(f"evals {args.evals_command}", {"engine": args.engine, "answers": plans}, kind="execution-plan",
+                 caps={"answers": MAX_ITEMS}, indent=1)
+        else:
+            print(_plan_text(plans))
         return EXIT_OK
     report["answers_file"] = str(answers_path)
     report.update(_provenance(args))
@@ -123,7 +127,11 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.output_file import portable_paths
 
         _write(args.json_out, rep.to_json(portable_paths(report, Path(args.json_out).parent)), "--json-out")
-    print(rep.to_json(report) if args.json else rep.text_table(report))
+    if args.json:  # bounded on standard output; --json-out FILE keeps every answer
+        emit(f"evals {args.evals_command}", report, kind="scores",
+             caps={"answers": MAX_ITEMS, "rejected_answers": MAX_ITEMS})
+    else:
+        print(rep.text_table(report))
     return EXIT_OK if report["gate"]["passed"] else EXIT_FINDINGS
 
 

@@ -7,10 +7,10 @@ notes (a check that does not apply here, and why) are printed but do not.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
+from skill_tools.json_output import MAX_ITEMS, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.as_installed or args.root or ".")
     report = lint(root, as_installed=bool(args.as_installed))
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        emit("lint", report.to_dict(), caps={"findings": MAX_ITEMS})
     else:
         for finding in report.findings:
             print(finding)

@@ -4,12 +4,12 @@ CUDA graphs pay off, and check the prediction against a measured eager-vs-graph 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from skill_tools.errors import EXIT_OK, InputError
 from skill_tools.harness import engines
 from skill_tools.harness.spec import SIZES, WORKLOADS
+from skill_tools.json_output import emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         doc = dict(doc, kind="precheck", precheck=pred.to_dict())
         write_results(doc, args.out / f"{doc['date']}-precheck-{args.workload}-{args.size}.json")
     if args.json:
-        print(json.dumps(pred.to_dict(), indent=2))
+        emit("precheck", pred.to_dict(), kind="prediction")
     else:
         print(f"eager step {pred.eager_step_ms:.3f} ms, kernels {pred.kernel_ms_per_step:.3f} ms/step: "
               f"host-gap fraction {100 * pred.host_gap_fraction:.0f}%")

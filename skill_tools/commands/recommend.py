@@ -4,10 +4,10 @@ the next step, and the era-correct overrides (which validate clean)."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from skill_tools.commands._common import add_config_arguments, config_source, env_from
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK
+from skill_tools.json_output import MAX_ITEMS, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
                     te_version=args.te_version)
     overrides = override_values(rec.plan.changes)
     if args.json:
-        print(json.dumps({**rec.to_dict(), "rendered": render(overrides, args.format, rec.plan.era)}, indent=2))
+        emit("recommend", {**rec.to_dict(), "rendered": render(overrides, args.format, rec.plan.era)},
+             caps={"findings": MAX_ITEMS})
     else:
         scope = ",".join(rec.scope) if rec.scope else "-"
         inf = f", inference scope {rec.inference_scope}" if rec.inference_scope else ""

@@ -9,10 +9,10 @@ validate stays well under half a second.
 from __future__ import annotations
 
 import argparse
-import json
 
 from skill_tools.commands._common import add_config_arguments, config_source, env_from
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, require_extra
+from skill_tools.json_output import MAX_ITEMS, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     report = validate(config_source(args), args.mcore_version, env_from(args), oracle=args.oracle,
                       fmt=args.input_format, te_version=args.te_version)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        emit("validate", report.to_dict(), caps={"findings": MAX_ITEMS})
     else:
         print(f"{report.source}: megatron-core {report.era.mcore_version} ({report.era.label})")
         for f in report.findings:

@@ -116,7 +116,9 @@ def _bench(args: argparse.Namespace, plan) -> int:
     doc["headroom_report"] = lines[1:]
     paths = write_outputs(doc, args.out, stem)
     if args.json:
-        print(json.dumps({"results": doc, "files": {k: str(v) for k, v in paths.items()}}, indent=1, default=str))
+        from skill_tools.json_output import emit, results_payload
+
+        emit("bench", results_payload(doc, paths), kind="results", indent=1)
     else:
         print(text(plan))
         print(markdown(doc))

@@ -178,7 +178,7 @@ def test_binary_file_is_unreadable_input(pkg, capsys):
 def test_cli_exit_codes_and_json(pkg, capsys):
     assert main(["lint", str(pkg), "--json"]) in (0, 1)
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"ok", "root", "findings"}
+    assert {"ok", "root", "findings"} <= set(out) and out["schema_version"] == 1
     (pkg / "card.yaml").write_text("title: x\n")
     assert main(["lint", str(pkg)]) == 1
     assert main(["lint", str(pkg / "nope")]) == 2

@@ -25,6 +25,7 @@ from skill_tools.harness.inference import workloads as IW
 from skill_tools.harness.inference.report import portable_failure, render_markdown, write_outputs
 from skill_tools.harness.inference.results import SCHEMA_VERSION, SAME_SHAPE_EAGER, assemble, environment
 from skill_tools.harness.runner import require_gpu
+from skill_tools.json_output import emit
 WORKER = "skill_tools.harness.inference.worker"
 WORKLOADS = tuple(IW.WORKLOADS)
 #: ``bench --workload`` names (shared with training mode) -> inference workloads.
@@ -185,9 +186,11 @@ def report_unavailable(args: argparse.Namespace, data: dict[str, Any], out_dir: 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_stem(args, doc['workload'].get('name', 'unknown'), date)}.json"
     path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    print(json.dumps({"status": "unavailable", "unavailable": doc["unavailable"], "how_to_fix": doc["how_to_fix"],
-                      "artifacts": {"json": str(path)}}, indent=1) if getattr(args, "json", False) else
-          f"{doc['workload'].get('name')}: not measured on {doc['env'].get('gpu')}:\n  - "
+    if getattr(args, "json", False):
+        emit("bench", {"status": "unavailable", "unavailable": doc["unavailable"], "how_to_fix": doc["how_to_fix"],
+                       "artifacts": {"json": str(path)}}, kind="inference-unavailable", indent=1)
+        return EXIT_FINDINGS
+    print(f"{doc['workload'].get('name')}: not measured on {doc['env'].get('gpu')}:\n  - "
           + "\n  - ".join(doc["unavailable"] + doc["how_to_fix"]) + f"\nwrote {path}")
     return EXIT_FINDINGS
 
@@ -243,8 +246,10 @@ def run_inference_bench(args: argparse.Namespace) -> int:
                 "workload_spec": IW.WORKLOADS[workload].to_dict(),
                 "unavailable_on_this_machine": IW.unavailable(IW.WORKLOADS[workload]),
                 "variants": [scope_config(s).to_dict() for s in scopes]}
-        print(json.dumps(plan, indent=1) if getattr(args, "json", False) else
-              f"would run {', '.join(runs)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)"
+        if getattr(args, "json", False):
+            emit("bench", plan, kind="inference-plan", indent=1)
+            return EXIT_OK
+        print(f"would run {', '.join(runs)} × batch {batch_sizes} ({decode_tokens} decode tokens, {trials} trials)"
               + (f"; {SAME_SHAPE_EAGER} = eager padded to the graph buckets, the parity control"
                  if SAME_SHAPE_EAGER in runs else ""))
         return EXIT_OK
@@ -299,7 +304,7 @@ def run_inference_bench(args: argparse.Namespace) -> int:
                                                        "first_mismatch_same_shape", "graphs_count", "capture_s")}
                                for v in result["variants"]]
         summary["artifacts"] = paths
-        print(json.dumps(summary, indent=1, default=str))
+        emit("bench", summary, indent=1)
     else:
         print(render_markdown(result))
         print("wrote " + ", ".join(paths.values()))
