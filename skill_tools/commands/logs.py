@@ -180,7 +180,8 @@ def _print_failure(f: dict[str, Any]) -> None:
     where = f"line {f['line_no']}" if f["line_no"] is not None else "comparison"
     rule = f" [validator rule {f['rule']}]" if f.get("rule") else ""
     more = f" (x{f['count']}, ranks {f['ranks']})" if f.get("count", 1) > 1 and f.get("ranks") else ""
-    print(f"  {f['severity'].upper()} {f['id']}{rule} at {where}{more}")
+    quoted = " (quoted in prose, not printed by a run)" if f.get("quoted") else ""
+    print(f"  {f['severity'].upper()} {f['id']}{rule}{quoted} at {where}{more}")
     print(f"    | {f['evidence']}")
     print(f"    cause: {f['cause']}")
     print(f"    fix:   {f['fix']}")
