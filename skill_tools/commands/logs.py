@@ -200,7 +200,8 @@ def _refuse_config(path: str, log) -> None:
         cfg = read_path(path)
     except InputError:
         return
-    if cfg.fmt in ("yaml", "json", "python") and cfg.values:
+    # "per token latency baseline: ~95ms" parses as YAML too: a config has identifier keys, not phrases
+    if cfg.fmt in ("yaml", "json", "python") and any(" " not in str(k) for k in cfg.values):
         raise InputError(path, f"this is a config file ({cfg.fmt}), not a training log",
                          hint=f"check it with: skill-tools validate {path}")
 

@@ -9,6 +9,7 @@ with its unit and whether higher is better:
 - SGLang ``bench_one_batch``: ``Decode.  median latency: 0.0123 s, median throughput:  81.02 token/s``;
 - vLLM ``benchmark_serving`` / ``bench serve``: ``Output token throughput (tok/s): 123.4``;
 - vLLM ``benchmark_latency``: ``Avg latency: 1.23 seconds``;
+- SGLang ``benchmark/*/bench_sglang.py``: ``Output throughput: 4113.320 token/s``;
 - tqdm progress bars (``12/50 [00:10<00:30,  1.20it/s]`` or ``s/it``): steps per second.
 
 Two runs are comparable on a measure both log; ``compare_rates`` says which measure was used or why
@@ -45,6 +46,9 @@ MEASURES: tuple[Measure, ...] = (
     Measure("output token throughput", "tokens/s", True, "Output token throughput",
             re.compile(r"Output token throughput \(tok/s\): *([\d.]+)")),
     Measure("average latency", "s", False, "Avg latency:", re.compile(r"Avg latency: *([\d.]+) seconds")),
+    # SGLang benchmark/*/bench_sglang.py summary: "Output throughput: 4113.320 token/s"
+    Measure("benchmark output throughput", "tokens/s", True, "Output throughput:",
+            re.compile(r"Output throughput: *([\d.]+) token/s")),
     Measure("progress-bar steps per second", "it/s", True, "it/s]",
             re.compile(r"\d+/\d+ \[[\d:]+<[\d:?]+, *([\d.]+)(it/s|s/it)\]")),
 )

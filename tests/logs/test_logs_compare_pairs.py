@@ -1,0 +1,47 @@
+"""`skill-tools logs A B` on eager/graph pairs from other stacks, cut from public threads.
+
+- sglang PR #1401 (sgl-project/sglang/pull/1401): `bench_latency` summaries, triton backend with and
+  without `--disable-cuda-graph` (sg1401_*.log);
+- sglang PR #14044: `benchmark/gsm8k/bench_sglang.py` summaries, decode graphs on/off (sg14044_*.log);
+- metaseq PR #270 (facebookresearch/metaseq/pull/270): per-token latency stated in a sentence (metaseq_*.log);
+- sglang PR #13023: scheduler decode-batch lines (sg13023_decode.log), a different measure than a
+  `bench_latency` summary.
+Comparable pairs are compared on the rate both report; the others are refused with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skill_tools import cli
+
+PAIRS = Path(__file__).resolve().parent.parent / "fixtures" / "logs" / "pairs"
+
+
+def _compare(capsys, eager: str, graph: str) -> dict:
+    rc = cli.main(["logs", str(PAIRS / eager), str(PAIRS / graph), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1) and out["kind"] == "comparison"
+    return out["comparison"]
+
+
+def test_bench_latency_pair_is_compared_on_median_decode_throughput(capsys):
+    c = _compare(capsys, "sg1401_eager.log", "sg1401_graph.log")
+    assert "median decode throughput" in c["reason"] and "1.314x" in c["reason"]
+
+
+def test_bench_sglang_pair_is_compared_on_output_throughput(capsys):
+    c = _compare(capsys, "sg14044_eager.log", "sg14044_graph.log")
+    assert "benchmark output throughput" in c["reason"] and "2.673x" in c["reason"]
+
+
+@pytest.mark.parametrize("eager,graph,why", [
+    ("metaseq_eager.log", "metaseq_graph.log", "no per-step times"),
+    ("sg1401_eager.log", "sg13023_decode.log", "different measures"),
+])
+def test_pairs_without_a_common_measure_are_refused_with_the_reason(capsys, eager, graph, why):
+    c = _compare(capsys, eager, graph)
+    assert c["verdict"] == "inconclusive" and why in c["reason"]
