@@ -171,6 +171,17 @@ _MARKER_REACH = 2  # a paste marker this many lines above an inline error still 
 _DERIVED = frozenset({"uncaught-exception", "error-logged"})
 
 
+_CLOSING = {"`": "`", "\"": "\"", "“": "”", "'": "'"}
+
+
+def _quote(body: str, at: int) -> str:
+    """The quoted error as the text shows it: up to its closing quote when it is in quotes, else 80 characters."""
+    close = _CLOSING.get(body[at - 1: at]) if at else None
+    end = body.find(close, at) if close else -1
+    text = body[at:end] if end > at else body[at:at + 80]
+    return text.strip().rstrip("`\"”'.")
+
+
 def hedge(failures: list[Any], log: Any, signature_of: Any) -> list[str]:
     """Turn findings whose error string is quoted (not printed by a run) into hedged warnings, in place.
     ``signature_of(id)`` gives the catalogue entry (for the needle position). Returns the notes."""
@@ -193,7 +204,7 @@ def hedge(failures: list[Any], log: Any, signature_of: Any) -> list[str]:
                      "logger prefix, traceback frame or 'I got' marker)")
         if where is None:
             continue
-        quote = body[at:at + 80].strip().rstrip("`\"”'.")
+        quote = _quote(body, at)
         f.cause = QUOTED_CAUSE.format(quote=quote, where=where, cause=f.cause)
         f.severity = "warning"
         f.quoted = True
