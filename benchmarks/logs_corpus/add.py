@@ -14,6 +14,8 @@ from pathlib import Path
 OUT = Path(__file__).with_name("excerpts.jsonl.gz")
 #: development set for errors quoted in prose vs short real pastes (kept apart from the frozen split)
 DEV_QUOTED = Path(__file__).with_name("dev_quoted.jsonl.gz")
+#: a small fresh check of the same question, harvested after the design was frozen and scored once
+CHECK_QUOTED = Path(__file__).with_name("check_quoted.jsonl.gz")
 
 
 def load(path: Path = OUT) -> list[dict]:

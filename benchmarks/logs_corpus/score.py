@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
-from add import DEV_QUOTED, OUT, load  # noqa: E402
+from add import CHECK_QUOTED, DEV_QUOTED, OUT, load  # noqa: E402
 from split import frozen  # noqa: E402
 
 OUTCOMES = ("right", "partly", "wrong", "missed", "refused")
@@ -159,15 +159,16 @@ def main() -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--show", choices=("test", "tuning", "dev", "all", "none"), default="tuning",
                     help="list the non-right entries of this split (default: tuning; look at test only when reporting)")
-    ap.add_argument("--set", choices=("corpus", "dev-quoted"), default="corpus",
+    ap.add_argument("--set", choices=("corpus", "dev-quoted", "check-quoted"), default="corpus",
                     help="corpus: excerpts.jsonl.gz (frozen test split + tuning half); dev-quoted: dev_quoted.jsonl.gz "
-                         "(errors quoted in prose vs short real pastes; development only, one split 'dev')")
+                         "(errors quoted in prose vs short real pastes; development only, one split 'dev'); "
+                         "check-quoted: check_quoted.jsonl.gz (the same question, fresh, scored once; split 'dev')")
     args = ap.parse_args()
-    corpus = OUT if args.set == "corpus" else DEV_QUOTED
+    corpus = {"corpus": OUT, "dev-quoted": DEV_QUOTED, "check-quoted": CHECK_QUOTED}[args.set]
     rows = score_all(corpus)
     names = ("test", "tuning") if corpus == OUT else ("dev",)
     splits = {name: counts([r for r in rows if r["split"] == name]) for name in names}
-    result = {"benchmark": "logs-fresh-corpus" if corpus == OUT else "logs-dev-quoted",
+    result = {"benchmark": "logs-fresh-corpus" if corpus == OUT else f"logs-{args.set}",
               "date": dt.date.today().isoformat(), "label": args.label,
               "code_commit": _commit(), "corpus": f"benchmarks/logs_corpus/{corpus.name}",
               "seed_split": "benchmarks/logs_corpus/test_split.txt" if corpus == OUT else None,
