@@ -213,3 +213,18 @@ def hedge(failures: list[Any], log: Any, signature_of: Any) -> list[str]:
         return []
     return [f"{hedged} error string(s) quoted in prose, not printed by a run: reported as warnings (if you hit one, "
             "paste the run's own output for a diagnosis)"]
+
+
+def quoted_capture(log: Any, failures: list[Any]) -> str:
+    """The capture status the text supports once quoted errors are set aside: when every line behind the
+    status is a hedged finding's line (or the text is a page of prose), the text only mentions graphs."""
+    status = log.evidence.status
+    if status in ("unknown", "mentioned"):
+        return status
+    hedged = {f.line_no for f in failures if getattr(f, "quoted", False)}
+    backing = [e.line_no for e in log.evidence.items if e.kind == status]
+    if hedged and backing and set(backing) <= hedged:
+        return "mentioned"
+    if page_of_prose(log.shapes, log) and not any(f.severity == "error" for f in failures):
+        return "mentioned"
+    return status

@@ -23,7 +23,7 @@ from skill_tools.logs.diagnose import Failure, load_catalog, make_failure, signa
 from skill_tools.logs.evidence import SUMMARY
 from skill_tools.logs.frames import package_of
 from skill_tools.logs.parse import ParsedLog
-from skill_tools.logs.quoting import hedge
+from skill_tools.logs.quoting import hedge, quoted_capture
 from skill_tools.logs.structure import ExceptionRecord
 
 CATALOGUE_NOTE = (
@@ -165,7 +165,7 @@ def build(log: ParsedLog) -> Verdict:
 
     if not failures and log.format in ("plain-text", "generic-log"):
         notes.append(f"nothing to read: {log.format_reason}")
-    status = log.evidence.status
+    status = quoted_capture(log, failures)  # a capture error quoted in prose is no capture of a run
     summary = SUMMARY[status]
     if status in ("unknown", "mentioned") and log.iterations:
         summary = (f"unknown: no CUDA-graph capture message in {len(log.iterations)} iteration lines "

@@ -112,3 +112,10 @@ def test_long_logs_are_never_read_as_pages():
     lines.append("RuntimeError: CUDA error: an illegal memory access was encountered")
     v = build(parse_lines(lines))
     assert any(f.id == "illegal-memory-access" and f.severity == "error" for f in v.failures)
+
+
+def test_a_quoted_capture_error_is_no_capture_of_a_run():
+    v = _verdict(QUOTED["backticks"])
+    assert v.capture_status == "mentioned"
+    paste = _verdict(PASTES["marker-lines"][0])
+    assert paste.capture_status == "capture-failed"
