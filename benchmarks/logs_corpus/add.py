@@ -12,17 +12,21 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).with_name("excerpts.jsonl.gz")
+#: development set for errors quoted in prose vs short real pastes (kept apart from the frozen split)
+DEV_QUOTED = Path(__file__).with_name("dev_quoted.jsonl.gz")
+#: a small fresh check of the same question, harvested after the design was frozen and scored once
+CHECK_QUOTED = Path(__file__).with_name("check_quoted.jsonl.gz")
 
 
-def load() -> list[dict]:
-    if not OUT.exists():
+def load(path: Path = OUT) -> list[dict]:
+    if not path.exists():
         return []
-    with gzip.open(OUT, "rt", encoding="utf-8") as fh:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def add(entries: list[dict]) -> None:
-    rows = load()
+def add(entries: list[dict], path: Path = OUT) -> None:
+    rows = load(path)
     seen = {r["id"] for r in rows}
     for e in entries:
         if e["id"] in seen:
@@ -30,7 +34,7 @@ def add(entries: list[dict]) -> None:
             continue
         seen.add(e["id"])
         rows.append(e)
-    with gzip.open(OUT, "wt", encoding="utf-8") as fh:
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
-from add import load  # noqa: E402
+from add import CHECK_QUOTED, DEV_QUOTED, OUT, load  # noqa: E402
 from split import frozen  # noqa: E402
 
 OUTCOMES = ("right", "partly", "wrong", "missed", "refused")
@@ -65,6 +65,7 @@ def _read(path: Path) -> dict[str, Any] | str:
     v = build(log)
     return {"stack": v.stack["name"], "ids": [f.id for f in v.failures], "capture": v.capture_status,
             "errors": [f.id for f in v.failures if f.severity == "error"],
+            "quoted": [f.id for f in v.failures if getattr(f, "quoted", False)],
             "megatron_fix": [f.id for f in v.failures if MEGATRON_WORDS.search(f"{f.cause} {f.fix}")]}
 
 
@@ -85,6 +86,9 @@ def judge(entry: dict[str, Any], got: dict[str, Any] | str) -> tuple[str, str, b
         return "right", "", False
     if exp["finding"] and not ids:
         return "missed", "no finding reported", False
+    quoted = got.get("quoted", [])
+    if exp["finding"] and quoted and not errors and not [i for i in ids if i not in quoted and i not in GENERIC]:
+        return "partly", f"a real paste hedged as quoted prose: {quoted}", False
     if not exp["finding"] and errors:
         return "wrong", f"false alarm {errors}", bool(set(errors) - GENERIC)
     flip = stack not in exp["stack"] and stack != "unknown" and all(
@@ -109,11 +113,13 @@ def judge(entry: dict[str, Any], got: dict[str, Any] | str) -> tuple[str, str, b
     return "partly", "wrong " + ", ".join(misses), False
 
 
-def score_all() -> list[dict[str, Any]]:
-    test = set(frozen())
+def score_all(corpus: Path = OUT) -> list[dict[str, Any]]:
+    """Every scorable excerpt of ``corpus``; the main corpus is split test/tuning, any other file is 'dev'."""
+    test = set(frozen()) if corpus == OUT else set()
+    split = "tuning" if corpus == OUT else "dev"
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        for e in load():
+        for e in load(corpus):
             if e["kind"] == "duplicate":
                 continue
             path = Path(tmp) / f"{e['id']}.log"
@@ -121,7 +127,7 @@ def score_all() -> list[dict[str, Any]]:
             got = _read(path)
             outcome, why, confident = judge(e, got)
             out.append({"id": e["id"], "url": e["url"], "kind": e["kind"],
-                        "split": "test" if e["id"] in test else "tuning", "outcome": outcome, "why": why,
+                        "split": "test" if e["id"] in test else split, "outcome": outcome, "why": why,
                         "wrong_with_confidence": confident,
                         "got": got if isinstance(got, dict) else {"refused": got[:200]},
                         "expected": e["expected"]})
@@ -151,18 +157,26 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--label", default="current")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--show", choices=("test", "tuning", "all", "none"), default="tuning",
+    ap.add_argument("--show", choices=("test", "tuning", "dev", "all", "none"), default="tuning",
                     help="list the non-right entries of this split (default: tuning; look at test only when reporting)")
+    ap.add_argument("--set", choices=("corpus", "dev-quoted", "check-quoted"), default="corpus",
+                    help="corpus: excerpts.jsonl.gz (frozen test split + tuning half); dev-quoted: dev_quoted.jsonl.gz "
+                         "(errors quoted in prose vs short real pastes; development only, one split 'dev'); "
+                         "check-quoted: check_quoted.jsonl.gz (the same question, fresh, scored once; split 'dev')")
     args = ap.parse_args()
-    rows = score_all()
-    splits = {name: counts([r for r in rows if r["split"] == name]) for name in ("test", "tuning")}
-    result = {"benchmark": "logs-fresh-corpus", "date": dt.date.today().isoformat(), "label": args.label,
-              "code_commit": _commit(), "seed_split": "benchmarks/logs_corpus/test_split.txt",
-              "counts": {"test": splits["test"], "tuning": splits["tuning"], "all": counts(rows)},
+    corpus = {"corpus": OUT, "dev-quoted": DEV_QUOTED, "check-quoted": CHECK_QUOTED}[args.set]
+    rows = score_all(corpus)
+    names = ("test", "tuning") if corpus == OUT else ("dev",)
+    splits = {name: counts([r for r in rows if r["split"] == name]) for name in names}
+    result = {"benchmark": "logs-fresh-corpus" if corpus == OUT else f"logs-{args.set}",
+              "date": dt.date.today().isoformat(), "label": args.label,
+              "code_commit": _commit(), "corpus": f"benchmarks/logs_corpus/{corpus.name}",
+              "seed_split": "benchmarks/logs_corpus/test_split.txt" if corpus == OUT else None,
+              "counts": dict(splits, all=counts(rows)),
               "results": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    for name in ("test", "tuning"):
+    for name in names:
         c = splits[name]
         print(f"{args.label} {name:6s}: " + ", ".join(f"{k} {c[k]}" for k in OUTCOMES)
               + f"; wrong-with-confidence {c['wrong_with_confidence']}; right {c['right_pct']}% of {c['total']}")

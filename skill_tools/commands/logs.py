@@ -180,7 +180,8 @@ def _print_failure(f: dict[str, Any]) -> None:
     where = f"line {f['line_no']}" if f["line_no"] is not None else "comparison"
     rule = f" [validator rule {f['rule']}]" if f.get("rule") else ""
     more = f" (x{f['count']}, ranks {f['ranks']})" if f.get("count", 1) > 1 and f.get("ranks") else ""
-    print(f"  {f['severity'].upper()} {f['id']}{rule} at {where}{more}")
+    quoted = " (quoted in prose, not printed by a run)" if f.get("quoted") else ""
+    print(f"  {f['severity'].upper()} {f['id']}{rule}{quoted} at {where}{more}")
     print(f"    | {f['evidence']}")
     print(f"    cause: {f['cause']}")
     print(f"    fix:   {f['fix']}")
@@ -199,7 +200,8 @@ def _refuse_config(path: str, log) -> None:
         cfg = read_path(path)
     except InputError:
         return
-    if cfg.fmt in ("yaml", "json", "python") and cfg.values:
+    # "per token latency baseline: ~95ms" parses as YAML too: a config has identifier keys, not phrases
+    if cfg.fmt in ("yaml", "json", "python") and any(" " not in str(k) for k in cfg.values):
         raise InputError(path, f"this is a config file ({cfg.fmt}), not a training log",
                          hint=f"check it with: skill-tools validate {path}")
 

@@ -27,7 +27,7 @@ from skill_tools.stats import BOOTSTRAP_MAX_N, ratio_ci
 MIN_SAMPLES = 3
 #: where per-step times come from (other stacks' throughput lines are not per-step times)
 STEP_TIMES = ("read from Megatron-LM / Megatron Bridge iteration lines, or a rate both logs report: "
-              "SGLang/vLLM throughput and latency lines, tqdm it/s")
+              "SGLang/vLLM throughput and latency lines, TorchBench times, tqdm it/s")
 DEFAULT_BAND = 0.02
 DEFAULT_LOSS_RTOL = 0.02
 

@@ -89,6 +89,7 @@ class Failure:
     source: str = ""
     log: str | None = None
     consequence: bool = False  # the first line seen reports a consequence of an earlier error
+    quoted: bool = False  # the text quotes the error in prose; the finding is hedged (quoting.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,11 +105,13 @@ class Failure:
             "pain_point": self.pain_point,
             "source": self.source,
             "log": self.log,
+            "quoted": self.quoted,
         }
 
     def __str__(self) -> str:
         where = f"line {self.line_no}" if self.line_no is not None else "derived"
         rule = f" [rule {self.rule}]" if self.rule else ""
+        rule += " (quoted in prose)" if self.quoted else ""
         more = f" (x{self.count})" if self.count > 1 else ""
         return (
             f"{self.severity.upper()} {self.id}{rule} at {where}{more}:\n"

@@ -29,6 +29,7 @@ from skill_tools.logs.iteration_feed import IterationFeed
 from skill_tools.logs.iterations import Iteration, IterationList
 from skill_tools.logs.lineparts import MemoryReport, continues, parse_memory
 from skill_tools.logs.prefix import strip as strip_prefix
+from skill_tools.logs.quoting import LineShapes
 from skill_tools.logs.rates import GATES as RATE_GATES
 from skill_tools.logs.rates import RateLog
 from skill_tools.logs.reader import LogFile, clean_lines, split_rank
@@ -77,6 +78,7 @@ class ParsedLog:
     runinfo: RunInfo = field(default_factory=RunInfo, repr=False)
     stack: dict[str, Any] = field(default_factory=dict)
     rates: RateLog = field(default_factory=RateLog, repr=False)  # other stacks' per-step/batch rates
+    shapes: LineShapes = field(default_factory=LineShapes, repr=False)  # prose vs output (quoting.py)
 
     @property
     def recognized(self) -> bool:
@@ -180,6 +182,7 @@ class _Parser(IterationFeed):
         log = self.log
         if body.strip():
             log.text_lines += 1
+            log.shapes.feed(line_no, body)
             if pre.logged:
                 log.logged_lines += 1
             if self.error_line is None and (pre.error or body.startswith(_ERROR_WORDS)):

@@ -9,6 +9,9 @@ with its unit and whether higher is better:
 - SGLang ``bench_one_batch``: ``Decode.  median latency: 0.0123 s, median throughput:  81.02 token/s``;
 - vLLM ``benchmark_serving`` / ``bench serve``: ``Output token throughput (tok/s): 123.4``;
 - vLLM ``benchmark_latency``: ``Avg latency: 1.23 seconds``;
+- SGLang ``benchmark/*/bench_sglang.py``: ``Output throughput: 4113.320 token/s``;
+- TorchBench ``run.py``: ``GPU Time: / CPU Dispatch Time: / CPU Total Wall Time: 1034.0 milliseconds``; compared
+  on wall time, with the dispatch-vs-GPU breakdown (graphs remove CPU dispatch; they cannot shorten GPU time);
 - tqdm progress bars (``12/50 [00:10<00:30,  1.20it/s]`` or ``s/it``): steps per second.
 
 Two runs are comparable on a measure both log; ``compare_rates`` says which measure was used or why
@@ -35,6 +38,7 @@ class Measure:
     pattern: re.Pattern[str]
 
 
+WALL, GPU, DISPATCH = "TorchBench CPU total wall time", "TorchBench GPU time", "TorchBench CPU dispatch time"
 MEASURES: tuple[Measure, ...] = (
     Measure("sglang decode batch throughput", "tokens/s", True, "gen throughput (token/s)",
             re.compile(r"gen throughput \(token/s\): *([\d.]+)")),
@@ -45,11 +49,20 @@ MEASURES: tuple[Measure, ...] = (
     Measure("output token throughput", "tokens/s", True, "Output token throughput",
             re.compile(r"Output token throughput \(tok/s\): *([\d.]+)")),
     Measure("average latency", "s", False, "Avg latency:", re.compile(r"Avg latency: *([\d.]+) seconds")),
+    # SGLang benchmark/*/bench_sglang.py summary: "Output throughput: 4113.320 token/s"
+    Measure("benchmark output throughput", "tokens/s", True, "Output throughput:",
+            re.compile(r"Output throughput: *([\d.]+) token/s")),
+    # TorchBench run.py (pytorch/benchmark): wall time first - it is what a user waits for; the CPU dispatch and
+    # GPU times beside it say which of the two bounds the run (see breakdown())
+    Measure(WALL, "ms", False, "CPU Total Wall Time:",
+            re.compile(r"CPU Total Wall Time: *([\d.]+) milliseconds")),
+    Measure(GPU, "ms", False, "GPU Time:", re.compile(r"^\s*GPU Time: *([\d.]+) milliseconds")),
+    Measure(DISPATCH, "ms", False, "CPU Dispatch Time:", re.compile(r"CPU Dispatch Time: *([\d.]+) milliseconds")),
     Measure("progress-bar steps per second", "it/s", True, "it/s]",
             re.compile(r"\d+/\d+ \[[\d:]+<[\d:?]+, *([\d.]+)(it/s|s/it)\]")),
 )
 #: a line holds a rate only if it contains one of these (checked before any pattern)
-GATES = ("throughput", "Avg latency", "it/s]", "s/it]")
+GATES = ("throughput", "Avg latency", "it/s]", "s/it]", "Wall Time:", "GPU Time:", "Dispatch Time:")
 _IDLE = ("#running-req: 0,", "Running: 0 reqs")  # idle engine stats say nothing about speed
 
 
@@ -94,6 +107,7 @@ def compare_rates(eager: RateLog, graph: RateLog, *, band: float, seed: int = 0)
         return {"verdict": "inconclusive",
                 "reason": f"the two logs report different measures ({said}): not comparable"}
     m = max(shared, key=lambda x: min(len(eager.samples[x.name]), len(graph.samples[x.name])))
+    extra = breakdown(eager, graph)
     e, g = _steady(eager.samples[m.name]), _steady(graph.samples[m.name])
     base, var = (g, e) if m.higher_is_better else (e, g)  # speedup > 1 means the graph run is faster
     point, lo, hi = ratio_ci(base, var, seed=seed)
@@ -103,7 +117,7 @@ def compare_rates(eager: RateLog, graph: RateLog, *, band: float, seed: int = 0)
               "eager_samples": len(e), "graph_samples": len(g)}
     if min(len(e), len(g)) < 3:
         return {"verdict": "inconclusive", "speedup": point, "metric": metric,
-                "reason": f"too few samples to tell (need 3 each): {where}; speedup {point:.3f}x"}
+                "reason": f"too few samples to tell (need 3 each): {where}; speedup {point:.3f}x{extra}"}
     speed = f"speedup {point:.3f}x (95% CI {lo:.3f}-{hi:.3f}) on {where}"
     if lo > 1.0 and point >= 1.0 + band:
         verdict = "faster"
@@ -116,4 +130,21 @@ def compare_rates(eager: RateLog, graph: RateLog, *, band: float, seed: int = 0)
     label = {"faster": "graph run is faster", "slower": "graph run is slower",
              "inconclusive": "too noisy to tell", "neutral": f"difference within +/-{band:.0%} or not significant"}
     return {"verdict": verdict, "speedup": point, "ci95": (lo, hi), "metric": metric,
-            "reason": f"{label[verdict]}: {speed}"}
+            "reason": f"{label[verdict]}: {speed}{extra}"}
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def breakdown(eager: RateLog, graph: RateLog) -> str:
+    """For a pair that logs CPU dispatch time and GPU time: which one bounds each run, and what graphs changed.
+    Graphs replace per-kernel launches by one, so they shrink CPU dispatch; GPU time is the floor they leave."""
+    if not all(n in r.samples for n in (DISPATCH, GPU) for r in (eager, graph)):
+        return ""
+    (ed, eg), (gd, gg) = ((_median(r.samples[DISPATCH]), _median(r.samples[GPU])) for r in (eager, graph))
+    bound = "GPU-bound (GPU time >= CPU dispatch)" if eg >= ed * 0.95 else "CPU-bound (dispatch > GPU time)"
+    after = "GPU-bound" if gg >= gd * 0.95 else "still CPU-bound"
+    return (f"; breakdown: CPU dispatch {ed:.4g} -> {gd:.4g} ms ({ed / gd:.2f}x less), GPU time {eg:.4g} -> "
+            f"{gg:.4g} ms: the eager run was {bound}, the graph run is {after}"
+            + ("; graphs cannot go below the GPU time, so no wall-time gain is expected here" if eg >= ed * 0.95 else ""))

@@ -23,6 +23,7 @@ from skill_tools.logs.diagnose import Failure, load_catalog, make_failure, signa
 from skill_tools.logs.evidence import SUMMARY
 from skill_tools.logs.frames import package_of
 from skill_tools.logs.parse import ParsedLog
+from skill_tools.logs.quoting import hedge, quoted_capture
 from skill_tools.logs.structure import ExceptionRecord
 
 CATALOGUE_NOTE = (
@@ -151,7 +152,6 @@ def build(log: ParsedLog) -> Verdict:
         f.count = len(log.structure.dumps)
         failures.append(f)
     failures.sort(key=lambda f: (f.line_no is None, f.line_no or 0))
-
     stack = log.stack or {"name": "unknown", "description": "unknown", "megatron": False}
     notes: list[str] = list(folded)
     if not stack.get("megatron"):
@@ -160,10 +160,12 @@ def build(log: ParsedLog) -> Verdict:
         if failures:
             notes.append(UNKNOWN_STACK_NOTE if stack.get("name") == "unknown"
                          else CATALOGUE_NOTE.format(stack=stack.get("description", stack.get("name"))))
+    # 5. An error string quoted in prose (a web page, a docs table, an issue sentence) is hedged.
+    notes += hedge(failures, log, signature)
 
     if not failures and log.format in ("plain-text", "generic-log"):
         notes.append(f"nothing to read: {log.format_reason}")
-    status = log.evidence.status
+    status = quoted_capture(log, failures)  # a capture error quoted in prose is no capture of a run
     summary = SUMMARY[status]
     if status in ("unknown", "mentioned") and log.iterations:
         summary = (f"unknown: no CUDA-graph capture message in {len(log.iterations)} iteration lines "
