@@ -20,7 +20,8 @@ from skill_tools.evaluation.fragments import (
     _guess_kind,
     _shell_blocks,
 )
-from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.polarity import LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import code_runs
@@ -58,7 +59,7 @@ def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
     i = 0
     prose_start = 0
-    section: list = [None, None]  # the era named by the latest heading; options seen since "choose one:"
+    section = Section()  # the era named by the latest heading; which option we are in
     while i < len(lines):
         m = _FENCE.match(lines[i])
         if not m:
@@ -70,34 +71,17 @@ def _locate(text: str) -> Iterator[Block]:
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
         body = "\n".join(lines[i + 1:j])
-        pol = _intro(lines, i, body, section[0])
-        yield from _hedge(section, (_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)))
+        pol = _intro(lines, i, body, section.era)
+        yield from section.mark(_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role))
         i = j + 1
         prose_start = i
     yield from _prose_blocks(lines, prose_start, len(lines), section)
-
-
-_HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
-                    r"two (?:ways|options|alternatives|choices)|(?:three|several) options)\b", re.I)
 
 
 def _with_intro(block: Block, pol) -> Block:
     block.era = block.era or pol.era
     block.why = block.why or pol.why
     return block
-
-
-def _hedge(section: list, blocks) -> Iterator[Block]:
-    """After "Choose one:" / "two ways", the first option with settings is the recommendation and
-    each later one an alternative: a hedged answer is not merged into one config."""
-    blocks = list(blocks)
-    if section[1] is not None and any(b.role == SUGGESTED for b in blocks):
-        if section[1] >= 1:
-            for b in blocks:
-                if b.role == SUGGESTED:
-                    b.role, b.why = ALTERNATIVE, b.why or "a later option after 'choose one'"
-        section[1] += 1
-    yield from blocks
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
@@ -192,7 +176,7 @@ def _diff_sides(body: str) -> tuple[str, str, bool]:
     return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
 
 
-def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
+def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> Iterator[Block]:
     """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
     the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
     in a table, by its column's header."""
@@ -205,27 +189,28 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
             continue
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
-            pol = _intro(lines, idx, body, section[0])
+            pol = _intro(lines, idx, body, section.era)
             blocks = [_with_intro(b, pol) for b in _fenced_blocks(body, "auto", idx + 1, pol.role)]
             for b in blocks:
                 b.origin = "unfenced" if b.origin == "fenced" else b.origin
-            yield from _hedge(section, blocks)
+            yield from section.mark(blocks)
             idx = runs[idx]
             continue
         if is_table_start(lines, idx):
-            found, idx = table_cells(lines[:end], idx, section[0])
+            found, idx = table_cells(lines[:end], idx, section.era)
             for cell in found:
                 yield from _table_blocks(cell)
             continue
         is_heading, era = heading_era(text)
         if is_heading:
-            section[0], section[1] = era, None
+            section.heading(text, era)
             if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
                 idx += 1
                 continue
-        yield from _hedge(section, list(_line_blocks(text, idx + 1, section[0])))
-        if _HEDGE.search(text):
-            section[1] = 0
+        else:
+            section.label(text)
+        yield from section.mark(_line_blocks(text, idx + 1, section.era))
+        section.prose_line(text)
         idx += 1
 
 

@@ -32,6 +32,7 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
+    r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
@@ -49,7 +50,10 @@ _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
     r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
     r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
-    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)", re.I)
+    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)|"
+    # dismissed as a non-fix: "X only hides the symptom", "X is just a workaround"
+    r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
+    r"a workaround|a band-?aid|treats? the symptom)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"

@@ -24,7 +24,7 @@ _SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]
                     r"(?:\S*\.(?:py|sh)\b|-|\$).*|cd\s+\S+|set\s+-\w+|source\s+\S+|\)\s*|\$\{?\w+.*|.*\\)$")
 _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
-                     r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
+                     r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*\{\s*[\"'].*\}\s*(?:#.*)?|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*)$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
