@@ -64,14 +64,22 @@ class Extraction:
         counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
-        written = [b for b in self.blocks if b.origin != WORDS]
+        # A written config (a block, a file) outranks a setting mentioned in a sentence of prose:
+        # prose is merged first, so "(on 0.18+: `cuda_graph_impl="full_iteration"`)" in an aside
+        # does not replace the impl of the config block the answer gives.
+        written = [b for b in self.blocks if b.origin in _PROSE_ORIGINS] + \
+            [b for b in self.blocks if b.origin not in _PROSE_ORIGINS and b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
         for b in written + words:
             if b.cfg is None or b.error is not None or b.role == REJECTED:
                 continue
             if b.origin == WORDS:
-                if b.role == SUGGESTED and (b.era is None or era is None or b.era == era):
+                if b.era is not None and era is not None and b.era != era:
+                    continue
+                if b.role == SUGGESTED:
                     _merge_words(config, b.cfg, era)
+                elif b.role == ALTERNATIVE:
+                    alts.append(b.cfg)
                 continue
             if b.role == COUNTEREXAMPLE:
                 _merge(counter, b.cfg)
@@ -102,6 +110,9 @@ class Extraction:
         return {"config": self.config.to_dict(), "era": self.era, "blocks": [b.to_dict() for b in self.blocks],
                 "alternatives": [a.to_dict() for a in self.alternatives],
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
+
+
+_PROSE_ORIGINS = ("inline", "prose", "table")
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:

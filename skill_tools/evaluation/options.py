@@ -4,7 +4,8 @@ are options offered beside it.
 People lay out choices in a few ways, and each one is read here, never merged into one config:
 - "Choose one:" / "You have two good options." then one block per option: the first option with
   settings is the recommendation, each later one an alternative;
-- labelled options ("**Option A — …**", "### Option 2: full iteration", "Alternative:", "Plan B"):
+- labelled options ("**Option A — …**", "### Option 2: full iteration", "Alternative:", "Plan B",
+  a roadmap's "Phase 1 (now)" / "Phase 3 (max speedup)"):
   everything under the first label is the recommendation, everything under a later label an
   alternative, until a heading of the same or a higher level that is not an option;
 - a step list ("start here", then "keep only if the A/B wins") is read by :mod:`prose` (tables).
@@ -28,7 +29,7 @@ HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)
                    r"(?:ways|options|alternatives|choices|approaches|paths|routes)\b)", re.I)
 #: A line that labels an option: "Option A", "**Option 2 —", "Alternative:", "Plan B", "Approach 2".
 _LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
-                    r"(?:(option|approach|plan|path|route|choice|variant)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
+                    r"(?:(option|approach|plan|path|route|choice|variant|phase)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
                     r"(alternative|fallback|plan b)(?:\*\*|__)?\s*(?:[:—–(-]|(?:\*\*|__)?\s*$))", re.I)
 _ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
 _HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")

@@ -78,3 +78,64 @@ def test_a_concept_that_is_a_setting_is_met_by_the_setting_in_any_spelling():
     assert check_concept(_ctx(two_dicts), spec).score == 1.0
     rejected = f"Before:\n\n{F}yaml\nmodel:\n  cuda_graph_impl: full_iteration\n{F}\n"
     assert check_concept(_ctx(rejected), spec).score == 0.0
+
+
+def test_a_setting_in_an_aside_does_not_replace_the_config_block():
+    text = (f"Use TE graphs for the MLP:\n\n{F}python\ncfg.model.cuda_graph_impl = 'transformer_engine'\n"
+            f"cfg.model.cuda_graph_modules = ['mlp']\n{F}\n\n"
+            "(For comparison, the whole-step variant is `cuda_graph_impl=\"full_iteration\"` on 0.18+.)\n")
+    cfg = extract_config(text, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_modules") == ["mlp"]
+
+
+def _score(task_id: str, text: str):
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import Scorer
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    root = Path(__file__).resolve().parents[2]
+    scorer = Scorer(load_tasks(root / "evals" / "evals.json"))
+    return scorer.score(AnswerRecord(task_id, "with_skill", "test", text, 1))
+
+
+_MOE_MAIN = (f"{F}python\ncfg.model.cuda_graph_impl = 'transformer_engine'\n"
+             "cfg.model.cuda_graph_modules = ['moe_router', 'moe_preprocess']\ncfg.model.cuda_graph_warmup_steps = 3\n"
+             f"cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n{F}\n")
+
+
+def test_a_later_phase_that_the_validator_refuses_fails_the_answer():
+    """A roadmap's later phase is advice the user would follow: judged like the recommendation."""
+    lead = ("Dropless routing has dynamic per-expert token counts (host syncs), so keep the `moe` "
+            "module out of the graph; moe and moe_router are mutually exclusive anyway.\n\n**Phase 1 — today**\n\n")
+    good = _score("moe-dropless-bringup", lead + _MOE_MAIN + "\n**Phase 2 — later**\n\nAlso try "
+                  "`cfg.model.cuda_graph_modules = [\"attn\", \"moe_router\", \"moe_preprocess\"]` and A/B it.\n")
+    bad = _score("moe-dropless-bringup", lead + _MOE_MAIN + "\n**Phase 2 — later**\n\nSwitch to "
+                 "`cfg.model.cuda_graph_impl = \"full_iteration\"` for the whole step.\n")
+    assert good.passed, good.to_dict()["fatal"]
+    assert not bad.passed
+    assert any("options offered" in f for f in bad.to_dict()["fatal"])
+    assert bad.extraction.config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_an_option_naming_an_impl_starts_again_from_the_stated_config():
+    """"Option B: keep full recompute, capture the full iteration" is judged with the user's full
+    recompute, not with option A's selective recompute."""
+    from skill_tools.config.model import CanonicalConfig
+    from skill_tools.evaluation.alternatives import laid_over
+
+    main = CanonicalConfig(source="a", fmt="answer")
+    for k, v in {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_modules": ["attn"],
+                 "model.recompute_granularity": "selective", "rng.te_rng_tracker": True}.items():
+        main.set(k, v)
+    stated = CanonicalConfig(source="task", fmt="setup")
+    stated.set("model.recompute_granularity", "full")
+    option = CanonicalConfig(source="a", fmt="answer")
+    option.set("model.cuda_graph_impl", "full_iteration")
+    out = laid_over(main, option, stated)
+    assert out.get("model.recompute_granularity") == "full" and not out.has("model.cuda_graph_modules")
+    assert out.get("rng.te_rng_tracker") is True and out.get("model.cuda_graph_impl") == "full_iteration"
+    fallback = CanonicalConfig(source="a", fmt="answer")
+    fallback.set("rng.te_rng_tracker", False)
+    out = laid_over(main, fallback, stated)
+    assert out.get("model.cuda_graph_modules") == ["attn"] and out.get("rng.te_rng_tracker") is False
