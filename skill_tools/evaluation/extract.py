@@ -64,6 +64,18 @@ class Extraction:
         counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
+        by_line: dict[int, int] = {}  # one option per line: "(0.18+: `x=1`), with the NaN checks off" is one option
+
+        def offer(b: Block) -> None:
+            prose = b.origin in _PROSE_ORIGINS + (WORDS,)
+            if prose and b.line in by_line:
+                _merge(alts[by_line[b.line]], b.cfg)
+                return
+            alts.append(CanonicalConfig(source=source, fmt="answer-option"))
+            _merge(alts[-1], b.cfg)
+            if prose:
+                by_line[b.line] = len(alts) - 1
+
         # A written config (a block, a file) outranks a setting mentioned in a sentence of prose:
         # prose is merged first, so "(on 0.18+: `cuda_graph_impl="full_iteration"`)" in an aside
         # does not replace the impl of the config block the answer gives.
@@ -79,7 +91,7 @@ class Extraction:
                 if b.role == SUGGESTED:
                     _merge_words(config, b.cfg, era)
                 elif b.role == ALTERNATIVE:
-                    alts.append(b.cfg)
+                    offer(b)
                 continue
             if b.role == COUNTEREXAMPLE:
                 _merge(counter, b.cfg)
@@ -88,7 +100,7 @@ class Extraction:
             elif b.era is not None and era is None:
                 continue
             elif b.role == ALTERNATIVE:
-                alts.append(b.cfg)
+                offer(b)
             else:
                 _merge(config, b.cfg)
         self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
@@ -112,7 +124,7 @@ class Extraction:
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
 
 
-_PROSE_ORIGINS = ("inline", "prose", "table")
+_PROSE_ORIGINS = ("inline", "prose", "table", "comment")
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:

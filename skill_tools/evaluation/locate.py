@@ -21,7 +21,7 @@ from skill_tools.evaluation.fragments import (
     _shell_blocks,
 )
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.polarity import LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import code_runs
@@ -44,7 +44,9 @@ _PROSE_TO = re.compile(
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
     r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
-_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but)\b)[^\s`,;()]+){0,4}"
+_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
+              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
+              r"[^\s`,;()]+){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
 _PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
@@ -128,8 +130,55 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield Block(kind, body, line, "fenced", role)
     elif _DANGER_TEXT.search(body):
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
+        return
     else:
         yield from _shell_blocks(body, line, role, "fenced")
+    if role == SUGGESTED:
+        yield from _comment_blocks(body, line)
+
+
+_COMMENT = re.compile(r"(?:^|\s)#+\s?(.{8,})$")
+_COMMENT_KV = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]\n]*\]|[\w.+-]+)")
+
+
+def _comment_blocks(body: str, line: int) -> Iterator[Block]:
+    """Options and rejections a config's own comments state ("# Alternative: cuda_graph_impl:
+    transformer_engine also serves decode", "# never set cuda_graph_scope here"): read like a line
+    of prose. A comment that only describes its line recommends nothing."""
+    for n, comment in _comment_sentences(body):
+        if _DANGER_TEXT.search(comment):
+            continue
+        found = list(_line_blocks(comment, line + n, None))
+        pol = LinePolarity(comment)
+        for kv in _COMMENT_KV.finditer(comment):
+            p = pol.at(kv.start(), kv.end())
+            block = Block("hydra", _kv(kv.group(1), kv.group(2)), line + n, "comment", p.role)
+            block.era, block.why = p.era, p.why
+            found.append(block)
+        for block in found:
+            if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
+                block.origin = "comment"
+                yield block
+
+
+def _comment_sentences(body: str) -> Iterator[tuple[int, str]]:
+    """(first line offset, text) of each run of consecutive full-line comments (a sentence may go on
+    over the next comment line), and of each trailing comment."""
+    run: list[str] = []
+    start = 0
+    for n, text in enumerate(body.split("\n") + [""]):
+        m = _COMMENT.search(text)
+        whole = m is not None and not text[:m.start()].strip()
+        if whole:
+            if not run:
+                start = n
+            run.append(m.group(1).strip())
+            continue
+        if run:
+            yield start, " ".join(run)
+            run = []
+        if m:
+            yield n, m.group(1)
 
 
 def _python_literal_code(body: str) -> bool:

@@ -55,10 +55,22 @@ _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
     r"a workaround|a band-?aid|treats? the symptom)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
-_ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
+_ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|"
+                  r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
+                  r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
-                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)", re.I)
+                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\balternative\s*[:—–-]", re.I)
+#: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
+#: (...) you can set ... back to False", "should capture fail, ...".
+_FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
+                       r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
+                       r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight)\b", re.I)
+#: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
+_OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
+                     r"(?:\w+ly\s+)?(?:want|wanted|need|prefer|rather|care|after)\b", re.I)
+#: Abbreviations whose dot ends no sentence.
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx)\.", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
                         r"before 0\.18|older (?:mcore|megatron|versions?|releases?|examples?|code|api|spelling|keys|docs)|legacy era|<\s*0\.18)\b", re.I)
 _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
@@ -89,6 +101,7 @@ class LinePolarity:
         self.text = text
         self.section_era = section_era
         masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
+        masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "_"), masked)  # "e.g." ends no sentence
         self._breaks = [m.start() for m in _BREAK.finditer(masked)]
         self._break_ends = [m.end() for m in _BREAK.finditer(masked)]
         self._sentences = [m.end() for m in _SENTENCE.finditer(masked)]
@@ -119,8 +132,11 @@ class LinePolarity:
         m = _NEG_AFTER.search(after)
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
-        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-100:]):
+        prefix = sentence[: max(0, start - s_lo)]
+        if _ALT.search(before) or _ALT.search(prefix[-100:]) or _OPENER.match(prefix):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
+        if _FALLBACK.search(prefix):
+            return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
         return Polarity(RECOMMENDED, era)
 
 

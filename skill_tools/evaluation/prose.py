@@ -89,6 +89,19 @@ BOOL_KEYS = {
 }
 _BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optimizer)\.)?(" +
                        "|".join(sorted(BOOL_KEYS, key=len, reverse=True)) + r")\b")
+#: Settings people name in words as a group: "the TE RNG tracker", "both RNG flags", "the NaN checks".
+NAMED_GROUPS = {
+    r"(?:TE\s+|Transformer Engine'?s?\s+)?RNG\s+(?:tracker|flags?)(?:\s+flags?)?": ("model.use_te_rng_tracker", "rng.te_rng_tracker"),
+    r"NaN\s+checks?": ("rerun_state_machine.check_for_nan_in_loss", "ddp.check_for_nan_in_grad"),
+}
+_GROUPS = [(re.compile(r"\b" + p + r"\b", re.I), keys) for p, keys in NAMED_GROUPS.items()]
+_GROUP_ANY = "(?:" + "|".join(NAMED_GROUPS) + ")"
+#: "set both RNG flags back to False", "set the NaN checks to false".
+_SET_GROUP = re.compile(r"\bset(?:ting)?\s+(?:(?:both|all|the|its|these|those|two)\s+)*(" + _GROUP_ANY + r")\s+"
+                        r"(?:back\s+)?to\s+[`'\"]?(true|false|on|off)\b", re.I)
+#: "with the NaN checks disabled", "the RNG tracker stays on".
+_GROUP_STATE = re.compile(r"(" + _GROUP_ANY + r")\s+(?:(?:is|are|stays?|kept|left|turned|switched)\s+)?"
+                          r"(disabled|enabled|off|on)\b", re.I)
 _SWITCH = re.compile(r"\b(?:(turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on)|"
                      r"(turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)))\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)")
@@ -141,6 +154,7 @@ def stated_in_words(text: str) -> Iterator[Stated]:
                 if sentence[k.end():k.end() + 3].lstrip().startswith(("=", ":")):
                     continue  # written out as key=value: read as such
                 yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
+        yield from _named_groups(sentence, lo)
         for m in _SCOPE_LIST.finditer(sentence):
             names = [n.strip(" '\"`") for n in m.group(1).split(",")]
             if names and all(_MODULE_WORD.fullmatch(n) for n in names):
@@ -159,3 +173,33 @@ def stated_in_words(text: str) -> Iterator[Stated]:
             first = next(_MODULE_WORD.finditer(bare, impl.end()))
             yield Stated("model.cuda_graph_modules", list(dict.fromkeys(mods)), lo + first.start(),
                          first.end() - first.start())
+
+
+def _group_keys(name: str) -> tuple[str, ...]:
+    return next((keys for pattern, keys in _GROUPS if pattern.fullmatch(name.strip())), ())
+
+
+def _named_groups(sentence: str, lo: int) -> Iterator[Stated]:
+    """Groups of settings switched by their common name ("turn the NaN checks off")."""
+    seen: set[int] = set()
+    for m in _SET_GROUP.finditer(sentence):
+        value = m.group(2).lower() in ("true", "on")
+        seen.add(m.start(1))
+        for key in _group_keys(m.group(1)):
+            yield Stated(key, value, lo + m.start(), m.end() - m.start())
+    for m in _GROUP_STATE.finditer(sentence):
+        if m.start(1) in seen:
+            continue
+        seen.add(m.start(1))
+        value = m.group(2).lower() in ("enabled", "on")
+        for key in _group_keys(m.group(1)):
+            yield Stated(key, value, lo + m.start(), m.end() - m.start())
+    for m in _SWITCH.finditer(sentence):
+        value = m.group(1) is not None
+        nxt = _SWITCH.search(sentence, m.end())
+        tail = sentence[m.end():nxt.start() if nxt else len(sentence)]
+        for pattern, keys in _GROUPS:
+            g = pattern.search(tail)
+            if g and m.end() + g.start() not in seen and not re.match(r"\s*[=:]", tail[g.end():]):
+                for key in keys:
+                    yield Stated(key, value, lo + m.start(), m.end() - m.start())
