@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from skill_tools.evaluation.polarity import Polarity, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, intro_polarity
 
 # --------------------------------------------------------------------------------------------
 # Markdown tables
@@ -43,6 +43,20 @@ def cells(line: str) -> list[str]:
     return [c.strip() for c in s.split("|")]
 
 
+def _header_key(cell: str) -> str | None:
+    """A column header that is a config key (``cfg.model.cuda_graph_modules``): its cells are values.
+    Only dotted keys and CUDA-graph keys count; a header such as ``note`` or ``step`` does not."""
+    m = _KEY_CELL.match(cell.strip())
+    if not m:
+        return None
+    key = m.group(1)
+    parts = key.split(".")
+    if parts[0] in ("cfg", "config", "recipe", "args"):
+        parts = parts[1:]
+    key = ".".join(parts)
+    return key if ("." in key or "cuda_graph" in key) and not key.isupper() else None
+
+
 @dataclass
 class TableCell:
     text: str  # a cell's text, or "key=value" for a key | value row
@@ -56,10 +70,21 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     returns them and the index of the first line after the table."""
     header = cells(lines[start])
     cols = [intro_polarity(h, "", section_era) for h in header]
+    keyed = {j: _header_key(h) for j, h in enumerate(header) if j and _header_key(h)}
     out: list[TableCell] = []
     i = start + 2
+    first_row = True
     while i < len(lines) and "|" in lines[i] and lines[i].strip():
         row = cells(lines[i])
+        if keyed:  # | step | `cfg.model.cuda_graph_modules` | note |: each row one value of that key
+            for j, key in keyed.items():
+                cell = row[j] if j < len(row) else ""
+                if cell and _VALUE_CELL.match(cell):
+                    pol = cols[j] if first_row else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
+                    out.append(TableCell(f"{key}={cell.strip('`')}", i + 1, pol, True))
+            first_row = False
+            i += 1
+            continue
         key = _KEY_CELL.match(row[0]) if row else None
         if key and "=" not in row[0] and len(row) >= 2:
             for j, cell in enumerate(row[1:], 1):

@@ -159,4 +159,19 @@ def run_check(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     fn = CHECKS.get(spec.get("type", ""))
     if fn is None:
         return CheckResult(str(spec.get("type")), spec.get("name", "?"), None, f"skipped: unknown check type {spec.get('type')!r}")
+    unmet = _unmet(ctx, spec.get("when") or {})
+    if unmet:
+        return CheckResult(str(spec["type"]), spec.get("name") or str(spec["type"]), None, f"not applicable: {unmet}")
     return fn(ctx, spec)
+
+
+def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
+    """Why a check's ``when`` condition does not hold for this answer ('' when it does)."""
+    if ctx.extraction.unsafe or not when:
+        return ""
+    from skill_tools.config.era import read_intent
+
+    on = bool(read_intent(ctx.config).enabled)
+    if "graphs" in when and on != (when["graphs"] == "on"):
+        return "the answer's config " + ("enables CUDA graphs" if on else "keeps CUDA graphs off")
+    return ""

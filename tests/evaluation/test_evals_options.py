@@ -139,3 +139,31 @@ def test_an_option_naming_an_impl_starts_again_from_the_stated_config():
     fallback.set("rng.te_rng_tracker", False)
     out = laid_over(main, fallback, stated)
     assert out.get("model.cuda_graph_modules") == ["attn"] and out.get("rng.te_rng_tracker") is False
+
+
+def test_a_table_whose_column_is_a_key_gives_one_value_per_row():
+    text = ("| stage | `cfg.model.cuda_graph_modules` | why |\n|---|---|---|\n"
+            "| first | `[\"attn\"]` | cheapest |\n| second | `[\"attn\", \"mlp\"]` | if the A/B wins |\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"]
+    assert [a.get("model.cuda_graph_modules") for a in ex.alternatives] == [["attn", "mlp"]]
+
+
+def test_a_prohibition_is_recognised_in_its_other_forms():
+    spec = {"name": "exclusive", "any": ["cannot combine"]}
+    for said in ("`moe` and `moe_router` must never be combined.", "You can't combine moe with moe_router.",
+                 "These two should not be combined in one list."):
+        assert check_concept(_ctx(said), spec).score == 1.0, said
+    assert check_concept(_ctx("moe and attn combine well."), spec).score == 0.0
+
+
+def test_a_check_with_a_when_condition_applies_only_when_it_holds():
+    from skill_tools.evaluation.rubric import run_check
+
+    spec = {"type": "config", "keys": ["model.cpu_offloading"], "name": "no offload with graphs", "not_in": [True],
+            "when": {"graphs": "on"}}
+    off = _ctx(f"{F}python\ncfg.model.cpu_offloading = True\ncfg.model.cuda_graph_impl = \"none\"\n{F}\n")
+    on = _ctx(f"{F}python\ncfg.model.cpu_offloading = True\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n{F}\n")
+    skipped = run_check(off, spec)
+    assert skipped.score is None and "not applicable" in skipped.explanation
+    assert run_check(on, spec).score == 0.0 and run_check(on, spec).fatal
