@@ -100,7 +100,7 @@ def _synonym_pattern(synonym: str) -> re.Pattern[str]:
         stem = neg.group(1)[:-1] if neg.group(1).endswith("e") else neg.group(1)
         return re.compile(r"(?<![a-z0-9])" + _NEGATIONS + r"\s+(?:(?:ever|be|been)\s+){0,2}" + re.escape(stem) + r"[a-z]*")
     body = r"\s+".join(re.escape(w) for w in words)
-    tail = r"(?![a-z0-9])" if len(synonym) <= 3 else ""
+    tail = r"(?![a-z0-9])" if len(synonym) <= 3 and synonym[-1:].isalnum() else ""
     return re.compile(r"(?<![a-z0-9])" + body + tail)
 
 

@@ -167,3 +167,8 @@ def test_a_check_with_a_when_condition_applies_only_when_it_holds():
     skipped = run_check(off, spec)
     assert skipped.score is None and "not applicable" in skipped.explanation
     assert run_check(on, spec).score == 0.0 and run_check(on, spec).fatal
+
+
+def test_a_short_synonym_ending_in_punctuation_matches_before_a_word():
+    spec = {"name": "TE restricted", "any": ["TE/"], "negated_ok": True}
+    assert check_concept(_ctx("TE/full_iteration allow only scope none for decode."), spec).score == 1.0
