@@ -43,7 +43,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 from skill_tools.evaluation.keys import normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
-from skill_tools.evaluation.polarity import ALTERNATIVE
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
 @dataclass
 class Extraction:
@@ -83,7 +83,7 @@ class Extraction:
             [b for b in self.blocks if b.origin not in _PROSE_ORIGINS and b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
         for b in written + words:
-            if b.cfg is None or b.error is not None or b.role == REJECTED:
+            if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):
                 continue
             if b.origin == WORDS:
                 if b.era is not None and era is not None and b.era != era:

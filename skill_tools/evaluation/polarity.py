@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass
 
 RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
+#: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
+#: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
+DESCRIBED = "described"
 #: How far (characters) a clause or sentence reaches on each side of a setting: a negation 300
 #: characters back in an unbroken run-on line is not about it, and the bound keeps scoring linear.
 WINDOW = 300
@@ -125,6 +128,9 @@ class LinePolarity:
         era = era_of(clause) or era_of(sentence) or self.section_era
         if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]):
             return Polarity(REJECTED, era, "the old side of an arrow")
+        aside = self._aside_opener(start)
+        if aside is not None and _CONDITION.search(aside):
+            return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         head = _DOUBLE_NEG.sub(" ", before)
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head)
         if m:
@@ -138,6 +144,27 @@ class LinePolarity:
         if _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
         return Polarity(RECOMMENDED, era)
+
+
+    def _aside_opener(self, start: int) -> str | None:
+        """The words just before the parenthesis that holds ``start`` (None: not in one)."""
+        lo = max(0, start - WINDOW)
+        depth = 0
+        for i in range(start - 1, lo - 1, -1):
+            ch = self.text[i]
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    return self.text[max(0, i - 80):i]
+                depth -= 1
+        return None
+
+
+#: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
+#: the aside spells out a condition.
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+)?(?:for|with|in|on|when)\b"
+                        r"[^().;]{0,60}$", re.I)
 
 
 # --------------------------------------------------------------------------------------------

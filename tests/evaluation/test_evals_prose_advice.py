@@ -79,3 +79,15 @@ def test_an_option_in_a_comment_may_go_on_over_the_next_comment_line():
     option = ex.alternatives[0]
     assert option.get("model.cuda_graph_impl") == "full_iteration"
     assert option.get("rerun_state_machine.check_for_nan_in_loss") is False
+
+
+def test_a_setting_that_spells_out_a_condition_in_an_aside_is_not_recommended():
+    text = ("Whole-layer capture works only with a padded dispatcher (`moe_expert_capacity_factor=1.0` plus "
+            "padding), which you do not have.\n\nUse instead:\n\n"
+            f"{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n{F}\n")
+    cfg = extract_config(text).config
+    assert not cfg.has("model.moe_expert_capacity_factor")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    # an aside that explains what to set is still a recommendation
+    cfg = extract_config("Turn on the tracker (`rng.te_rng_tracker=True`) before capture.").config
+    assert cfg.get("rng.te_rng_tracker") is True
