@@ -171,6 +171,8 @@ def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
         return ""
     from skill_tools.config.era import read_intent
 
+    if not any(m in k for k in ctx.config.values for m in GRAPH_KEY_MARKERS):
+        return ""  # the answer's config says nothing about graphs: the check applies, as without `when`
     on = bool(read_intent(ctx.config).enabled)
     if "graphs" in when and on != (when["graphs"] == "on"):
         return "the answer's config " + ("enables CUDA graphs" if on else "keeps CUDA graphs off")

@@ -38,6 +38,7 @@ from skill_tools.evaluation.setup import Setup, task_setup
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
     DEFAULT_THRESHOLD,
+    unreadable_answer,
     FATAL_MARGIN,
     OFF_TOPIC_FACTOR,
     ON_TOPIC_WEIGHT,
@@ -82,6 +83,10 @@ class Scorer:
             return result
         if task is None:
             result.problem = f"no task with id {record.id!r} in {self.taskset.source}"
+            return result
+        unreadable = unreadable_answer(record)
+        if unreadable:
+            result.problem = f"answer cannot be read: {unreadable}"
             return result
         rubric = task.rubric or {}
         if "pass_threshold" in rubric:
