@@ -24,7 +24,7 @@ from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
-from skill_tools.evaluation.unfenced import code_runs
+from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -187,6 +187,9 @@ def _python_literal_code(body: str) -> bool:
 
     if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
         return False
+    code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    if code and all(_OVERRIDE_LINE.match(ln) for ln in code):
+        return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
     try:
         tree = ast.parse(body)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -171,7 +171,7 @@ _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available
 # fenced blocks: the sentence that introduces them
 # --------------------------------------------------------------------------------------------
 
-_INTRO_REJECT = re.compile(r"\b(?:before|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
+_INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change)|\*\*|$))|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
                            r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem|"
                            r"your current|currently|you have)\b", re.I)
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|"

@@ -26,6 +26,8 @@ _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
                      r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*\{\s*[\"'].*\}\s*(?:#.*)?|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*)$")
+#: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
+_OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
@@ -34,7 +36,7 @@ _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 def code_like(line: str) -> bool:
     return bool(_YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
-                or _PYTHON.match(line) or _DIFF.match(line))
+                or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
 
 
 def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
