@@ -7,7 +7,8 @@ Answers nest settings in launcher files and write them under the section a user 
 - ``recipe_overrides: {model.cuda_graph_impl: …}``, ``config: {model: {…}}``: a config nested under
   a launcher's own key (the path from the first ConfigContainer section on is the key);
 - ``comm_overlap.overlap_param_gather_with_optimizer_step``: a field the rules read under another
-  section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it.
+  section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it
+  (only where the answer's section has that field: a key under a section without it goes nowhere).
 
 The readers place an unknown top-level key under ``model.``; that prefix is dropped again where a
 section follows it.
@@ -50,6 +51,18 @@ def rule_keys() -> dict[str, str]:
     return {leaf: next(iter(keys)) for leaf, keys in seen.items() if len(keys) == 1}
 
 
+def _a_field_there(key: str) -> bool:
+    """Whether the section the answer writes ``key`` under has that field: ``comm_overlap.
+    overlap_param_gather_with_optimizer_step`` is a real field (judged as the rules' key),
+    ``train.check_for_nan_in_loss`` is not (TrainingConfig has no such field; the setting goes
+    nowhere, so it is not read as the rules' ``rerun_state_machine.check_for_nan_in_loss``)."""
+    from skill_tools.rules.key_checks import section_keys
+
+    section, _, rest = key.partition(".")
+    known = section_keys().get(section)
+    return known is None or rest.split(".", 1)[0] in known
+
+
 def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
@@ -77,6 +90,7 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             key = ".".join(parts[inner:])
         out.set(key, value, cfg.locations.get(key))
         canonical = aliases.get(key.rsplit(".", 1)[-1])
-        if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS:
+        if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS \
+                and _a_field_there(key):
             out.set(canonical, value, cfg.locations.get(key))
     return out

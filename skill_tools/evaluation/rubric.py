@@ -173,7 +173,11 @@ def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
 
     if not any(m in k for k in ctx.config.values for m in GRAPH_KEY_MARKERS):
         return ""  # the answer's config says nothing about graphs: the check applies, as without `when`
-    on = bool(read_intent(ctx.config).enabled)
+    intent = read_intent(ctx.config)
+    on = bool(intent.enabled)
     if "graphs" in when and on != (when["graphs"] == "on"):
         return "the answer's config " + ("enables CUDA graphs" if on else "keeps CUDA graphs off")
+    missing = [m for m in when.get("modules_include", []) if not on or m not in set(intent.modules)]
+    if missing:
+        return f"the answer's graphs do not capture {', '.join(missing)}"
     return ""

@@ -28,7 +28,7 @@ _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\
                      r"[)\]}]+\s*,?\s*)$")
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
-_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
+_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")

@@ -29,3 +29,31 @@ def test_a_header_that_says_source_this_before_does_not_reject_the_file():
     assert env.get("NCCL_GRAPH_REGISTER") == "0"
     rejected = extract_config("Before:\n\n```bash\nexport NCCL_GRAPH_REGISTER=1\n```\n").config.env
     assert "NCCL_GRAPH_REGISTER" not in rejected
+
+
+def test_an_unfenced_git_diff_over_two_files_keeps_its_sides():
+    text = ("Both files:\n\ndiff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n"
+            "-    cfg.model.enable_cuda_graph = True\n+    cfg.model.cuda_graph_impl = \"full_iteration\"\n"
+            "     cfg.ddp.check_for_nan_in_grad = False\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "full_iteration"
+    assert not ex.config.has("model.enable_cuda_graph") and ex.counter_config.has("model.enable_cuda_graph")
+
+
+def test_a_when_condition_on_captured_modules():
+    from skill_tools.config.era import era_for
+    from skill_tools.evaluation.answer_context import AnswerContext
+    from skill_tools.evaluation.rubric import run_check
+
+    spec = {"type": "config", "keys": ["model.recompute_modules"], "not_in": [["moe"]],
+            "when": {"modules_include": ["moe_router"]}}
+
+    def run(text):
+        return run_check(AnswerContext(text, extract_config(text), era_for("0.19.2")), spec)
+
+    shrunk = run("```python\ncfg.model.recompute_modules = [\"moe\"]\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+                 "cfg.model.cuda_graph_modules = [\"attn\"]\n```\n")
+    assert shrunk.score is None
+    kept = run("```python\ncfg.model.recompute_modules = [\"moe\"]\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+               "cfg.model.cuda_graph_modules = [\"attn\", \"moe_router\"]\n```\n")
+    assert kept.score == 0.0 and kept.fatal

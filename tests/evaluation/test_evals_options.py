@@ -172,3 +172,10 @@ def test_a_check_with_a_when_condition_applies_only_when_it_holds():
 def test_a_short_synonym_ending_in_punctuation_matches_before_a_word():
     spec = {"name": "TE restricted", "any": ["TE/"], "negated_ok": True}
     assert check_concept(_ctx("TE/full_iteration allow only scope none for decode."), spec).score == 1.0
+
+
+def test_a_key_under_a_section_that_lacks_the_field_is_not_aliased():
+    ex = extract_config("```yaml\ntrain:\n  check_for_nan_in_loss: false\ncomm_overlap:\n"
+                        "  overlap_param_gather_with_optimizer_step: false\n```\n")
+    assert not ex.config.has("rerun_state_machine.check_for_nan_in_loss")
+    assert ex.config.get("optimizer.overlap_param_gather_with_optimizer_step") is False
