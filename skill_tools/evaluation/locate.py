@@ -21,7 +21,7 @@ from skill_tools.evaluation.fragments import (
     _shell_blocks,
 )
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
@@ -261,9 +261,25 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
                 continue
         else:
             section.label(text)
+        if _QUOTE.match(text):  # "> cfg.model.cuda_graph_modules = [...]": the user's words, quoted
+            yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
+            idx += 1
+            continue
         yield from section.mark(_line_blocks(text, idx + 1, section.era))
         section.prose_line(text)
         idx += 1
+
+
+_QUOTE = re.compile(r"^\s{0,3}>\s?")
+
+
+def _described(blocks) -> Iterator[Block]:
+    """Settings in a Markdown quote are what the user (or a log) said: neither recommended nor
+    rejected by the answer."""
+    for block in blocks:
+        if block.role in (SUGGESTED, ALTERNATIVE):
+            block.role, block.why = DESCRIBED, "quoted, not recommended"
+        yield block
 
 
 def _table_blocks(cell) -> Iterator[Block]:

@@ -57,3 +57,10 @@ def test_a_when_condition_on_captured_modules():
     kept = run("```python\ncfg.model.recompute_modules = [\"moe\"]\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
                "cfg.model.cuda_graph_modules = [\"attn\", \"moe_router\"]\n```\n")
     assert kept.score == 0.0 and kept.fatal
+
+
+def test_a_quoted_setting_is_the_users_not_the_answers():
+    text = ("You wrote:\n\n> --cuda-graph-impl full_iteration --cuda-graph-modules attn\n\n"
+            "On 0.17 write instead:\n\n```bash\n--cuda-graph-impl local --cuda-graph-scope full_iteration\n```\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "local" and not ex.config.has("model.cuda_graph_modules")
