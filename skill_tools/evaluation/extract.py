@@ -103,12 +103,13 @@ class Extraction:
                 offer(b)
             else:
                 _merge(config, b.cfg)
+        _kept_defaults(self.blocks, config)
         self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
         return self
 
     @property
     def eras_written(self) -> set[str]:
-        return {b.era for b in self.blocks if b.era and b.cfg is not None and b.role != COUNTEREXAMPLE}
+        return {b.era for b in self.blocks if b.era and b.cfg is not None and b.role not in (COUNTEREXAMPLE, DESCRIBED)}
 
     @property
     def unsafe(self) -> bool:
@@ -125,6 +126,17 @@ class Extraction:
 
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment")
+
+
+def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
+    """"Do NOT pass --no-gradient-accumulation-fusion": a rejected ``--no-X`` flag keeps X on
+    (Megatron-LM's default), so the answer's launch has X=True, not an unknown."""
+    for b in blocks:
+        if b.role != COUNTEREXAMPLE or b.kind != "megatron_lm" or b.cfg is None or "--no-" not in b.text:
+            continue
+        for key, value in b.cfg.values.items():
+            if value is False and not config.has(key):
+                config.set(key, True, b.cfg.locations.get(key))
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
@@ -215,7 +227,7 @@ def _current_only_keys(cfg: CanonicalConfig) -> list[str]:
 def _auto_era(ex: Extraction) -> str | None:
     """Without a stated era: the untagged recommendation decides (None; the scorer infers the era from
     its spelling), or, when every candidate is tagged, the one era written (current if both)."""
-    untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role != COUNTEREXAMPLE
+    untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role not in (COUNTEREXAMPLE, DESCRIBED)
                    for b in ex.blocks)
     written = ex.eras_written
     if untagged or not written:

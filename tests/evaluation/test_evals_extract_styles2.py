@@ -64,3 +64,11 @@ def test_a_quoted_setting_is_the_users_not_the_answers():
             "On 0.17 write instead:\n\n```bash\n--cuda-graph-impl local --cuda-graph-scope full_iteration\n```\n")
     ex = extract_config(text)
     assert ex.config.get("model.cuda_graph_impl") == "local" and not ex.config.has("model.cuda_graph_modules")
+
+
+def test_a_rejected_no_flag_keeps_the_megatron_lm_default_on():
+    script = ("ARGS=(\n  --delay-wgrad-compute\n  --cuda-graph-impl transformer_engine\n)\n"
+              "# never add --no-gradient-accumulation-fusion here: graphs need the fused wgrad path\n"
+              "torchrun pretrain_gpt.py \"${ARGS[@]}\"\n")
+    cfg = extract_config(script).config
+    assert cfg.get("model.gradient_accumulation_fusion") is True
