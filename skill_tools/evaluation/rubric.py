@@ -60,11 +60,13 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         pos, syn = hits[0]
         why = ctx.polarity(pos, len(syn)).why
         return CheckResult("concept", name, 0.0, f"mentions {name} ({syn!r}) only negated or contradicted ({why})",
-                           quote(ctx.text, pos))
+                           quote(ctx.text, pos), fatal=bool(spec.get("required")))
     if hits:
         return CheckResult("concept", name, 0.0, f"mentions {name} but not {', '.join(map(repr, missing_all))}",
                            quote(ctx.text, hits[0][0]))
-    return CheckResult("concept", name, 0.0, f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})")
+    required = bool(spec.get("required"))
+    return CheckResult("concept", name, 0.0, ("required: " if required else "") +
+                       f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})", fatal=required)
 
 
 def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

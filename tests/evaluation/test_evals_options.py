@@ -179,3 +179,10 @@ def test_a_key_under_a_section_that_lacks_the_field_is_not_aliased():
                         "  overlap_param_gather_with_optimizer_step: false\n```\n")
     assert not ex.config.has("rerun_state_machine.check_for_nan_in_loss")
     assert ex.config.get("optimizer.overlap_param_gather_with_optimizer_step") is False
+
+
+def test_a_required_concept_that_is_missing_is_fatal():
+    spec = {"name": "whole-step impl", "any": ['cuda_graph_impl="full_iteration"'], "required": True}
+    missing = check_concept(_ctx("Rename the scope key to cuda_graph_modules and keep transformer_engine."), spec)
+    assert missing.score == 0.0 and missing.fatal and missing.explanation.startswith("required: ")
+    assert not check_concept(_ctx("Rename the scope key."), {**spec, "required": False}).fatal
