@@ -38,3 +38,17 @@ def test_a_when_condition_applies_when_the_answer_says_nothing_about_graphs():
     text = "Keep `model.cpu_offloading=True`; it saves the memory you need."
     result = run_check(AnswerContext(text, extract_config(text), era_for("0.19.2")), spec)
     assert result.score == 0.0
+
+
+def test_setattr_applying_dotted_overrides_is_read_but_reaching_internals_is_not():
+    from skill_tools.evaluation.extract import extract_config
+
+    fence = "```"
+    applied = (f"{fence}python\noverrides = {{\"model.cuda_graph_impl\": \"transformer_engine\"}}\n"
+               "for key, value in overrides.items():\n    section, name = key.split('.')\n"
+               f"    setattr(getattr(cfg, section), name, value)\n{fence}\n")
+    ex = extract_config(applied)
+    assert not ex.unsafe and ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    for hostile in ('getattr(cfg, "__class__")', 'setattr(cfg.model, "_secret", 1)', "g = getattr\ng(cfg, x)",
+                    'setattr(__builtins__, "open", None)'):
+        assert extract_config(f"{fence}python\n{hostile}\n{fence}\n").unsafe, hostile
