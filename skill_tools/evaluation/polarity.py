@@ -71,7 +71,7 @@ _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:a
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight)\b", re.I)
 #: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
 _OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
-                     r"(?:\w+ly\s+)?(?:want|wanted|need|prefer|rather|care|after)\b", re.I)
+                     r"(?:\w+ly\s+)?(?:wanted|prefer|rather|care more|after)\b", re.I)
 #: Abbreviations whose dot ends no sentence.
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx)\.", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
