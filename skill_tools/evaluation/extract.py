@@ -76,11 +76,10 @@ class Extraction:
             if prose:
                 by_line[b.line] = len(alts) - 1
 
-        # A written config (a block, a file) outranks a setting mentioned in a sentence of prose:
-        # prose is merged first, so "(on 0.18+: `cuda_graph_impl="full_iteration"`)" in an aside
-        # does not replace the impl of the config block the answer gives.
-        written = [b for b in self.blocks if b.origin in _PROSE_ORIGINS] + \
-            [b for b in self.blocks if b.origin not in _PROSE_ORIGINS and b.origin != WORDS]
+        # Written settings merge in the order they are written ("Recipe 2 keeps ... and renames the
+        # key to `cuda_graph_modules=[...]`" after a block goes on from it); an aside that offers
+        # another setup is an option (:mod:`options`, :mod:`polarity`), not a later override.
+        written = [b for b in self.blocks if b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
         for b in written + words:
             if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):

@@ -26,11 +26,14 @@ from skill_tools.evaluation.polarity import ALTERNATIVE
 #: "Choose one:", "two ways", "You have two good options.", "a couple of alternatives".
 HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
                    r"(?:two|three|several|a few|a couple of)\s+(?:[a-z]+\s+){0,2}?"
-                   r"(?:ways|options|alternatives|choices|approaches|paths|routes)\b)", re.I)
+                   r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
+                   r"fixes|solutions)\b)", re.I)
 #: A line that labels an option: "Option A", "**Option 2 —", "Alternative:", "Plan B", "Approach 2".
 _LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
                     r"(?:(option|approach|plan|path|route|choice|variant|phase)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
                     r"(alternative|fallback|plan b)(?:\*\*|__)?\s*(?:[:—–(-]|(?:\*\*|__)?\s*$))", re.I)
+#: A numbered or lettered bold lead ("**1. Keep TE graphs ...**", "__B)__ full iteration").
+_NUMBERED_LEAD = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)\s*([1-4]|[a-dA-D])[.):]\s")
 _ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
 _HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
 
@@ -59,6 +62,13 @@ class Section:
     def label(self, line: str) -> bool:
         """An option label on ``line`` (heading, bold lead or list item): moves to the next option."""
         m = _LABEL.match(line)
+        if not m and (self.hedge is not None or self.option is not None):  # after "two setups": "**1. ...**"
+            n = _NUMBERED_LEAD.match(line)
+            if n:
+                self.option = 0 if n.group(1) in ("1", "a", "A") else (self.option or 0) + 1
+                self.option_level = 7
+                self.hedge = None
+                return True
         if not m:
             return False
         level_m = _HEADING_LEVEL.match(line)

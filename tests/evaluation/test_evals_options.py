@@ -186,3 +186,13 @@ def test_a_required_concept_that_is_missing_is_fatal():
     missing = check_concept(_ctx("Rename the scope key to cuda_graph_modules and keep transformer_engine."), spec)
     assert missing.score == 0.0 and missing.fatal and missing.explanation.startswith("required: ")
     assert not check_concept(_ctx("Rename the scope key."), {**spec, "required": False}).fatal
+
+
+def test_numbered_bold_options_after_a_hedge_and_a_flag_in_quotes():
+    text = ("You have two workable setups.\n\n**1. Graph attention only.**\n\n"
+            f"{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"attn\"]\n{F}\n\n"
+            "**2. Whole step.** `cuda_graph_impl=\"full_iteration\"` with the NaN checks off.\n\n"
+            "The message means \"--cuda-graph-impl transformer_engine\".\n")
+    ex = extract_config(text, era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert any(a.get("model.cuda_graph_impl") == "full_iteration" for a in ex.alternatives)
