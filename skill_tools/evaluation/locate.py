@@ -372,6 +372,12 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
         key, value = code.split("=", 1)
         yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+    elif _INLINE_YAML.match(code):  # `cuda_graph_impl: transformer_engine`: a one-line YAML setting
+        m = _INLINE_YAML.match(code)
+        yield Block("hydra", _kv(m.group(1), m.group(2).strip()), ln, "inline", role)
+
+
+_INLINE_YAML = re.compile(r"^((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]]*\]|[\w.+-]+)\s*$")
 
 
 def _kv(key: str, value: str) -> str:

@@ -165,8 +165,16 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+#: "Modules: [attn, moe]": a module list after a label (the colon ends no sentence here).
+_SCOPE_LABEL = re.compile(r"\b(?:scope|modules|module list|captured modules)\s*:\s*\[([^\[\]]{1,120})\]", re.I)
+
+
 def stated_in_words(text: str) -> Iterator[Stated]:
     """Booleans switched on/off by name, and an impl with the modules named in its sentence."""
+    for m in _SCOPE_LABEL.finditer(text):
+        names = [n.strip(" '\"`") for n in m.group(1).split(",")]
+        if names and all(_MODULE_WORD.fullmatch(n) for n in names):
+            yield Stated("model.cuda_graph_modules", names, m.start(), m.end() - m.start())
     for lo, hi in _sentences(text):
         sentence = text[lo:hi]
         for m in _SWITCH.finditer(sentence):

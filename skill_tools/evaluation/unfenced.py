@@ -39,6 +39,13 @@ def code_like(line: str) -> bool:
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
 
 
+def _bullet_only(line: str) -> bool:
+    """A line that looks like code only as the removed side of a diff: a Markdown bullet."""
+    return bool(_DIFF.match(line)) and line.lstrip().startswith("- ") and not (
+        _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+        or _PYTHON.match(line) or _OVERRIDE_LINE.match(line.lstrip()[2:]))
+
+
 def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
     out, i = [], start
     while i < end:
@@ -62,6 +69,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
     real = [ln for ln in body if not _COMMENT.match(ln)]
+    if real and all(_bullet_only(ln) for ln in real):
+        return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
     if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
         return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
     return "prose"

@@ -72,3 +72,27 @@ def test_a_rejected_no_flag_keeps_the_megatron_lm_default_on():
               "torchrun pretrain_gpt.py \"${ARGS[@]}\"\n")
     cfg = extract_config(script).config
     assert cfg.get("model.gradient_accumulation_fusion") is True
+
+
+def test_a_kubernetes_manifest_gives_its_env_list_and_its_command_flags():
+    manifest = ("```yaml\nkind: PyTorchJob\nspec:\n  pytorchReplicaSpecs:\n    Worker:\n      template:\n        spec:\n"
+                "          containers:\n          - name: trainer\n            env:\n            - name: NCCL_GRAPH_REGISTER\n"
+                "              value: \"0\"\n            args: [\"torchrun pretrain_gpt.py --cuda-graph-impl local "
+                "--cuda-graph-scope full_iteration\"]\n```\n")
+    cfg = extract_config(manifest).config
+    assert cfg.env.get("NCCL_GRAPH_REGISTER") == "0"
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.cuda_graph_scope") == ["full_iteration"]
+
+
+def test_a_markdown_list_of_settings_is_not_a_diff():
+    bullets = ("- implementation: `cuda_graph_impl: transformer_engine`\n- captured: `cuda_graph_modules: [attn]`\n"
+               "- and switch on the TE RNG tracker\n")
+    cfg = extract_config(bullets).config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_modules") == ["attn"]
+    assert cfg.get("rng.te_rng_tracker") is True
+
+
+def test_a_module_list_after_a_label():
+    cfg = extract_config("1. Impl: `transformer_engine` via `cuda_graph_impl=transformer_engine`.\n"
+                         "2. Modules: `[attn, moe]` on a drop-and-pad model.\n").config
+    assert cfg.get("model.cuda_graph_modules") == ["attn", "moe"]
