@@ -20,6 +20,7 @@ from skill_tools.evaluation.fragments import (
     _guess_kind,
     _shell_blocks,
 )
+from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -137,7 +138,6 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield from _comment_blocks(body, line)
 
 
-_COMMENT = re.compile(r"(?:^|\s)#+\s?(.{8,})$")
 _COMMENT_KV = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]\n]*\]|[\w.+-]+)")
 
 
@@ -145,7 +145,7 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
     """Options and rejections a config's own comments state ("# Alternative: cuda_graph_impl:
     transformer_engine also serves decode", "# never set cuda_graph_scope here"): read like a line
     of prose. A comment that only describes its line recommends nothing."""
-    for n, comment in _comment_sentences(body):
+    for n, comment in comment_sentences(body):
         if _DANGER_TEXT.search(comment):
             continue
         found = list(_line_blocks(comment, line + n, None))
@@ -159,26 +159,6 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
             if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
                 block.origin = "comment"
                 yield block
-
-
-def _comment_sentences(body: str) -> Iterator[tuple[int, str]]:
-    """(first line offset, text) of each run of consecutive full-line comments (a sentence may go on
-    over the next comment line), and of each trailing comment."""
-    run: list[str] = []
-    start = 0
-    for n, text in enumerate(body.split("\n") + [""]):
-        m = _COMMENT.search(text)
-        whole = m is not None and not text[:m.start()].strip()
-        if whole:
-            if not run:
-                start = n
-            run.append(m.group(1).strip())
-            continue
-        if run:
-            yield start, " ".join(run)
-            run = []
-        if m:
-            yield n, m.group(1)
 
 
 def _python_literal_code(body: str) -> bool:
