@@ -27,7 +27,7 @@ WINDOW = 300
 LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
-_BREAK = re.compile(r"[;()\[\]]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
+_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -36,7 +36,9 @@ _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
     r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
-    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
+    # the same in the other languages answers come in (German, Chinese)
+    r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
+    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b" + r"|不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除", re.I)
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(

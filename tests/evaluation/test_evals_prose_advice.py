@@ -91,3 +91,13 @@ def test_a_setting_that_spells_out_a_condition_in_an_aside_is_not_recommended():
     # an aside that explains what to set is still a recommendation
     cfg = extract_config("Turn on the tracker (`rng.te_rng_tracker=True`) before capture.").config
     assert cfg.get("rng.te_rng_tracker") is True
+
+
+def test_prohibitions_in_german_and_chinese_prose():
+    zh = "请设置 `cuda_graph_impl=\"transformer_engine\"`。不要使用 `cuda_graph_impl=\"local\"`。"
+    ex = extract_config(zh)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.counter_config.get("model.cuda_graph_impl") == "local"
+    de = "Setze `cuda_graph_impl=transformer_engine` statt `cuda_graph_impl=local`."
+    ex = extract_config(de)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
