@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.answer_context import CheckResult
+from skill_tools.evaluation.outcome import apply
 
 _IMPL = "model.cuda_graph_impl"
 #: Graph settings an option that names an implementation replaces as a group.
@@ -34,19 +35,15 @@ MAX_OPTIONS = 8
 
 def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalConfig | None = None) -> CanonicalConfig:
     """The config a user gets by taking ``option`` instead of (or on top of) the recommended ``main``."""
-    out = CanonicalConfig(source=main.source, fmt=main.fmt)
-    replace_group = option.has(_IMPL)
+    if not option.has(_IMPL):
+        return apply(main, option)
+    base = CanonicalConfig(source=main.source, fmt=main.fmt)
     for key, value in main.values.items():
-        if replace_group and key in _GROUP and not option.has(key):
-            continue
-        if replace_group and stated is not None and stated.has(key):
-            value = stated.get(key)  # the option starts again from what the task states
-        out.set(key, value, main.locations.get(key))
-    out.env.update(main.env)
-    for key, value in option.values.items():
-        out.set(key, value, option.locations.get(key))
-    out.env.update(option.env)
-    return out
+        if key in _GROUP and not option.has(key):
+            continue  # the option's impl replaces the recommended graph settings as a group
+        base.set(key, stated.get(key) if stated is not None and stated.has(key) else value, main.locations.get(key))
+    base.env.update(main.env)
+    return apply(base, option)
 
 
 def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
