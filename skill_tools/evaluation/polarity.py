@@ -38,7 +38,9 @@ _NEG_BEFORE = re.compile(
     r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
     # the same in the other languages answers come in (German, Chinese)
     r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
-    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b" + r"|不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除", re.I)
+    r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
+#: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
+_NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -71,6 +73,7 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight)\b", re.I)
+_MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)
 #: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
 _OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
                      r"(?:\w+ly\s+)?(?:wanted|prefer|rather|care more|after)\b", re.I)
@@ -134,7 +137,8 @@ class LinePolarity:
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         head = _DOUBLE_NEG.sub(" ", before)
-        m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head)
+        m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
+            (None if head.isascii() else _NEG_CJK.search(head))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
         m = _NEG_AFTER.search(after)
@@ -143,7 +147,7 @@ class LinePolarity:
         prefix = sentence[: max(0, start - s_lo)]
         if _ALT.search(before) or _ALT.search(prefix[-100:]) or _OPENER.match(prefix):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
-        if _FALLBACK.search(prefix):
+        if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
         return Polarity(RECOMMENDED, era)
 
@@ -151,16 +155,10 @@ class LinePolarity:
     def _aside_opener(self, start: int) -> str | None:
         """The words just before the parenthesis that holds ``start`` (None: not in one)."""
         lo = max(0, start - WINDOW)
-        depth = 0
-        for i in range(start - 1, lo - 1, -1):
-            ch = self.text[i]
-            if ch == ")":
-                depth += 1
-            elif ch == "(":
-                if depth == 0:
-                    return self.text[max(0, i - 80):i]
-                depth -= 1
-        return None
+        i = self.text.rfind("(", lo, start)
+        if i < 0 or ")" in self.text[i:start]:
+            return None
+        return self.text[max(0, i - 80):i]
 
 
 #: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
