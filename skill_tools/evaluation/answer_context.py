@@ -85,11 +85,22 @@ def normalise(text: str) -> str:
 _FOLD = str.maketrans({"-": " ", "_": " "})
 
 
+#: A prohibition is said many ways: "cannot combine" is also "must never be combined", "can't be
+#: combined", "should not combine". A synonym "<negation> <verb>" matches every such form.
+_NEGATIONS = r"(?:cannot|can ?not|can't|must not|mustn't|must never|never|do not|don't|should not|should never|" \
+             r"shouldn't|may not|may never)"
+_NEGATED_VERB = re.compile(r"^(?:cannot|can't|can not|do not|don't|must not|never|should not)\s+([a-z]{3,})$")
+
+
 @lru_cache(maxsize=4096)
 def _synonym_pattern(synonym: str) -> re.Pattern[str]:
     words = normalise(synonym).split()
+    neg = _NEGATED_VERB.match(" ".join(words))
+    if neg:
+        stem = neg.group(1)[:-1] if neg.group(1).endswith("e") else neg.group(1)
+        return re.compile(r"(?<![a-z0-9])" + _NEGATIONS + r"\s+(?:(?:ever|be|been)\s+){0,2}" + re.escape(stem) + r"[a-z]*")
     body = r"\s+".join(re.escape(w) for w in words)
-    tail = r"(?![a-z0-9])" if len(synonym) <= 3 else ""
+    tail = r"(?![a-z0-9])" if len(synonym) <= 3 and synonym[-1:].isalnum() else ""
     return re.compile(r"(?<![a-z0-9])" + body + tail)
 
 

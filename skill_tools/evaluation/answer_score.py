@@ -124,3 +124,19 @@ class AnswerScore:
             "blocks": [b.to_dict() for b in ex.blocks] if ex else [],
             "behaviors": [b.to_dict() for b in self.behaviors],
         }
+
+
+def unreadable_answer(record: AnswerRecord) -> str:
+    """Why an answer cannot be read ('' when it can): no text and no changed files, or text that is
+    mostly control characters (a binary file pasted as an answer)."""
+    if record.files or record.deleted:
+        return ""
+    text = record.answer if isinstance(record.answer, str) else ""
+    if not text.strip():
+        why = [f.message for f in record.findings if f.kind in ("parse", "limit") and "condition" not in f.message]
+        return why[0] if why else "the answer is empty"
+    sample = text[:4096]
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\n\r\t"))
+    if bad > len(sample) * 0.3:
+        return f"not text ({bad} of its first {len(sample)} characters are control or undecodable bytes)"
+    return ""

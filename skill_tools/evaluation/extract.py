@@ -43,7 +43,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 from skill_tools.evaluation.keys import normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
-from skill_tools.evaluation.polarity import ALTERNATIVE
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
 @dataclass
 class Extraction:
@@ -64,14 +64,33 @@ class Extraction:
         counter = CanonicalConfig(source=source, fmt="answer-counterexamples")
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
+        by_line: dict[int, int] = {}  # one option per line: "(0.18+: `x=1`), with the NaN checks off" is one option
+
+        def offer(b: Block) -> None:
+            prose = b.origin in _PROSE_ORIGINS + (WORDS,)
+            if prose and b.line in by_line:
+                _merge(alts[by_line[b.line]], b.cfg)
+                return
+            alts.append(CanonicalConfig(source=source, fmt="answer-option"))
+            _merge(alts[-1], b.cfg)
+            if prose:
+                by_line[b.line] = len(alts) - 1
+
+        # Written settings merge in the order they are written ("Recipe 2 keeps ... and renames the
+        # key to `cuda_graph_modules=[...]`" after a block goes on from it); an aside that offers
+        # another setup is an option (:mod:`options`, :mod:`polarity`), not a later override.
         written = [b for b in self.blocks if b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
         for b in written + words:
-            if b.cfg is None or b.error is not None or b.role == REJECTED:
+            if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):
                 continue
             if b.origin == WORDS:
-                if b.role == SUGGESTED and (b.era is None or era is None or b.era == era):
+                if b.era is not None and era is not None and b.era != era:
+                    continue
+                if b.role == SUGGESTED:
                     _merge_words(config, b.cfg, era)
+                elif b.role == ALTERNATIVE:
+                    offer(b)
                 continue
             if b.role == COUNTEREXAMPLE:
                 _merge(counter, b.cfg)
@@ -80,15 +99,16 @@ class Extraction:
             elif b.era is not None and era is None:
                 continue
             elif b.role == ALTERNATIVE:
-                alts.append(b.cfg)
+                offer(b)
             else:
                 _merge(config, b.cfg)
+        _kept_defaults(self.blocks, config)
         self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
         return self
 
     @property
     def eras_written(self) -> set[str]:
-        return {b.era for b in self.blocks if b.era and b.cfg is not None and b.role != COUNTEREXAMPLE}
+        return {b.era for b in self.blocks if b.era and b.cfg is not None and b.role not in (COUNTEREXAMPLE, DESCRIBED)}
 
     @property
     def unsafe(self) -> bool:
@@ -102,6 +122,20 @@ class Extraction:
         return {"config": self.config.to_dict(), "era": self.era, "blocks": [b.to_dict() for b in self.blocks],
                 "alternatives": [a.to_dict() for a in self.alternatives],
                 "findings": [f.to_dict() for f in self.findings], "unsafe": self.unsafe}
+
+
+_PROSE_ORIGINS = ("inline", "prose", "table", "comment")
+
+
+def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
+    """"Do NOT pass --no-gradient-accumulation-fusion": a rejected ``--no-X`` flag keeps X on
+    (Megatron-LM's default), so the answer's launch has X=True, not an unknown."""
+    for b in blocks:
+        if b.role != COUNTEREXAMPLE or b.kind != "megatron_lm" or b.cfg is None or "--no-" not in b.text:
+            continue
+        for key, value in b.cfg.values.items():
+            if value is False and not config.has(key):
+                config.set(key, True, b.cfg.locations.get(key))
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
@@ -192,7 +226,7 @@ def _current_only_keys(cfg: CanonicalConfig) -> list[str]:
 def _auto_era(ex: Extraction) -> str | None:
     """Without a stated era: the untagged recommendation decides (None; the scorer infers the era from
     its spelling), or, when every candidate is tagged, the one era written (current if both)."""
-    untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role != COUNTEREXAMPLE
+    untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role not in (COUNTEREXAMPLE, DESCRIBED)
                    for b in ex.blocks)
     written = ex.eras_written
     if untagged or not written:

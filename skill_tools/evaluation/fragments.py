@@ -232,8 +232,11 @@ def _screen_python(block: Block) -> Finding | None:
         tree = ast.parse(block.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # the reader reports the syntax problem as a parse finding
+    benign = _plain_attribute_calls(tree)
     for node in ast.walk(tree):
         bad: str | None = None
+        if isinstance(node, ast.Name) and id(node) in benign:
+            continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES]
@@ -251,6 +254,33 @@ def _screen_python(block: Block) -> Finding | None:
             return Finding("security", f"python fragment contains {bad}; nothing from an answer is executed "
                                        "and the block is not read", line, _snippet(block.text))
     return None
+
+
+def _plain_attribute_calls(tree: ast.AST) -> set[int]:
+    """``getattr``/``setattr`` names used only to set a config field by a plain name
+    (``setattr(getattr(cfg, section), name, value)``, an agent's way to apply a dict of dotted
+    overrides): the object is a name, an attribute chain or such a call, and the field name is a
+    variable or a string without a leading underscore. Nothing is run either way; these are not
+    an attempt to reach interpreter internals, so the block is read."""
+    def plain_object(n: ast.AST) -> bool:
+        if isinstance(n, ast.Name):
+            return not _dunder(n.id) and n.id not in _DANGER_CALLS
+        if isinstance(n, ast.Attribute):
+            return not n.attr.startswith("_") and plain_object(n.value)
+        return isinstance(n, ast.Call) and is_plain(n)
+
+    def is_plain(call: ast.Call) -> bool:
+        f = call.func
+        if not (isinstance(f, ast.Name) and f.id in ("getattr", "setattr") and not call.keywords):
+            return False
+        if len(call.args) != (3 if f.id == "setattr" else 2):
+            return False
+        field = call.args[1]
+        named = isinstance(field, ast.Name) or (isinstance(field, ast.Constant) and isinstance(field.value, str)
+                                                and not field.value.startswith("_"))
+        return named and plain_object(call.args[0])
+
+    return {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
 
 
 def _dunder(name: str) -> bool:

@@ -7,7 +7,8 @@ Answers nest settings in launcher files and write them under the section a user 
 - ``recipe_overrides: {model.cuda_graph_impl: …}``, ``config: {model: {…}}``: a config nested under
   a launcher's own key (the path from the first ConfigContainer section on is the key);
 - ``comm_overlap.overlap_param_gather_with_optimizer_step``: a field the rules read under another
-  section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it.
+  section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it
+  (only where the answer's section has that field: a key under a section without it goes nowhere).
 
 The readers place an unknown top-level key under ``model.``; that prefix is dropped again where a
 section follows it.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from skill_tools.config.model import SECTIONS, CanonicalConfig
 
@@ -50,6 +52,61 @@ def rule_keys() -> dict[str, str]:
     return {leaf: next(iter(keys)) for leaf, keys in seen.items() if len(keys) == 1}
 
 
+_ARGV_KEYS = frozenset({"command", "args", "argv", "cmd", "entrypoint", "script_args"})
+_MAX_WALK = 2000
+
+
+def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
+    """Settings inside a launcher manifest (a Kubernetes PyTorchJob, a Slurm/NeMo-Run spec): ``env:``
+    lists of ``{name, value}`` become environment variables, ``command:``/``args:`` lists with
+    ``--flags`` are read as the Megatron-LM command line they are (parsed, never run)."""
+    import shlex
+
+    from skill_tools.config.readers import read_text
+
+    stack, seen = [value], 0
+    while stack and seen < _MAX_WALK:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        for k, v in node.items():
+            name = str(k).lower()
+            if name in _ENV_PARENTS and isinstance(v, list):
+                for item in v:
+                    if isinstance(item, dict) and _ENV_NAME.match(str(item.get("name", ""))) and "value" in item:
+                        val = item["value"]
+                        out.env[str(item["name"])] = str(val).lower() if isinstance(val, bool) else str(val)
+            elif name in _ARGV_KEYS and isinstance(v, (list, str)):
+                tokens = [str(t) for t in v] if isinstance(v, list) else [v]
+                flat = [t for tok in tokens for t in (shlex.split(tok) if " " in tok else [tok])]
+                if any(t.startswith("--") for t in flat):
+                    try:
+                        flags = read_text(shlex.join(flat), fmt="megatron_lm", source=source)
+                    except Exception:  # a command the flag reader does not understand adds nothing
+                        continue
+                    for key, val in flags.values.items():
+                        if not out.has(key):
+                            out.set(key, val)
+            elif isinstance(v, (list, dict)):
+                stack.append(v)
+
+
+def _a_field_there(key: str) -> bool:
+    """Whether the section the answer writes ``key`` under has that field: ``comm_overlap.
+    overlap_param_gather_with_optimizer_step`` is a real field (judged as the rules' key),
+    ``train.check_for_nan_in_loss`` is not (TrainingConfig has no such field; the setting goes
+    nowhere, so it is not read as the rules' ``rerun_state_machine.check_for_nan_in_loss``)."""
+    from skill_tools.rules.key_checks import section_keys
+
+    section, _, rest = key.partition(".")
+    known = section_keys().get(section)
+    return known is None or rest.split(".", 1)[0] in known
+
+
 def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
@@ -60,6 +117,9 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             out.env[name] = value
     out.unparsed.extend(cfg.unparsed)
     aliases = rule_keys()
+    for value in cfg.values.values():
+        if isinstance(value, (list, dict)):
+            _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():
         parts = key.split(".")
         if len(parts) >= 2 and parts[0] in _MODEL_ROOTS:
@@ -77,6 +137,7 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             key = ".".join(parts[inner:])
         out.set(key, value, cfg.locations.get(key))
         canonical = aliases.get(key.rsplit(".", 1)[-1])
-        if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS:
+        if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS \
+                and _a_field_there(key):
             out.set(canonical, value, cfg.locations.get(key))
     return out

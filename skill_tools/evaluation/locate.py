@@ -20,10 +20,12 @@ from skill_tools.evaluation.fragments import (
     _guess_kind,
     _shell_blocks,
 )
-from skill_tools.evaluation.polarity import ALTERNATIVE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.comments import comment_sentences
+from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
-from skill_tools.evaluation.unfenced import code_runs
+from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -43,7 +45,9 @@ _PROSE_TO = re.compile(
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
     r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
-_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but)\b)[^\s`,;()]+){0,4}"
+_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
+              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
+              r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
 _PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
@@ -58,7 +62,7 @@ def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
     i = 0
     prose_start = 0
-    section: list = [None, None]  # the era named by the latest heading; options seen since "choose one:"
+    section = Section()  # the era named by the latest heading; which option we are in
     while i < len(lines):
         m = _FENCE.match(lines[i])
         if not m:
@@ -70,34 +74,17 @@ def _locate(text: str) -> Iterator[Block]:
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
         body = "\n".join(lines[i + 1:j])
-        pol = _intro(lines, i, body, section[0])
-        yield from _hedge(section, (_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)))
+        pol = _intro(lines, i, body, section.era)
+        yield from section.mark(_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role))
         i = j + 1
         prose_start = i
     yield from _prose_blocks(lines, prose_start, len(lines), section)
-
-
-_HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
-                    r"two (?:ways|options|alternatives|choices)|(?:three|several) options)\b", re.I)
 
 
 def _with_intro(block: Block, pol) -> Block:
     block.era = block.era or pol.era
     block.why = block.why or pol.why
     return block
-
-
-def _hedge(section: list, blocks) -> Iterator[Block]:
-    """After "Choose one:" / "two ways", the first option with settings is the recommendation and
-    each later one an alternative: a hedged answer is not merged into one config."""
-    blocks = list(blocks)
-    if section[1] is not None and any(b.role == SUGGESTED for b in blocks):
-        if section[1] >= 1:
-            for b in blocks:
-                if b.role == SUGGESTED:
-                    b.role, b.why = ALTERNATIVE, b.why or "a later option after 'choose one'"
-        section[1] += 1
-    yield from blocks
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
@@ -144,8 +131,34 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield Block(kind, body, line, "fenced", role)
     elif _DANGER_TEXT.search(body):
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
+        return
     else:
         yield from _shell_blocks(body, line, role, "fenced")
+    if role == SUGGESTED:
+        yield from _comment_blocks(body, line)
+
+
+_COMMENT_KV = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]\n]*\]|[\w.+-]+)")
+
+
+def _comment_blocks(body: str, line: int) -> Iterator[Block]:
+    """Options and rejections a config's own comments state ("# Alternative: cuda_graph_impl:
+    transformer_engine also serves decode", "# never set cuda_graph_scope here"): read like a line
+    of prose. A comment that only describes its line recommends nothing."""
+    for n, comment in comment_sentences(body):
+        if _DANGER_TEXT.search(comment):
+            continue
+        found = list(_line_blocks(comment, line + n, None))
+        pol = LinePolarity(comment)
+        for kv in _COMMENT_KV.finditer(comment):
+            p = pol.at(kv.start(), kv.end())
+            block = Block("hydra", _kv(kv.group(1), kv.group(2)), line + n, "comment", p.role)
+            block.era, block.why = p.era, p.why
+            found.append(block)
+        for block in found:
+            if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
+                block.origin = "comment"
+                yield block
 
 
 def _python_literal_code(body: str) -> bool:
@@ -154,6 +167,9 @@ def _python_literal_code(body: str) -> bool:
 
     if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
         return False
+    code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    if code and all(_OVERRIDE_LINE.match(ln) for ln in code):
+        return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
     try:
         tree = ast.parse(body)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -192,7 +208,7 @@ def _diff_sides(body: str) -> tuple[str, str, bool]:
     return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
 
 
-def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | None]) -> Iterator[Block]:
+def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> Iterator[Block]:
     """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
     the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
     in a table, by its column's header."""
@@ -205,28 +221,45 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: list[str | No
             continue
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
-            pol = _intro(lines, idx, body, section[0])
+            pol = _intro(lines, idx, body, section.era)
             blocks = [_with_intro(b, pol) for b in _fenced_blocks(body, "auto", idx + 1, pol.role)]
             for b in blocks:
                 b.origin = "unfenced" if b.origin == "fenced" else b.origin
-            yield from _hedge(section, blocks)
+            yield from section.mark(blocks)
             idx = runs[idx]
             continue
         if is_table_start(lines, idx):
-            found, idx = table_cells(lines[:end], idx, section[0])
+            found, idx = table_cells(lines[:end], idx, section.era)
             for cell in found:
                 yield from _table_blocks(cell)
             continue
         is_heading, era = heading_era(text)
         if is_heading:
-            section[0], section[1] = era, None
+            section.heading(text, era)
             if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
                 idx += 1
                 continue
-        yield from _hedge(section, list(_line_blocks(text, idx + 1, section[0])))
-        if _HEDGE.search(text):
-            section[1] = 0
+        else:
+            section.label(text)
+        if _QUOTE.match(text):  # "> cfg.model.cuda_graph_modules = [...]": the user's words, quoted
+            yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
+            idx += 1
+            continue
+        yield from section.mark(_line_blocks(text, idx + 1, section.era))
+        section.prose_line(text)
         idx += 1
+
+
+_QUOTE = re.compile(r"^\s{0,3}>\s?")
+
+
+def _described(blocks) -> Iterator[Block]:
+    """Settings in a Markdown quote are what the user (or a log) said: neither recommended nor
+    rejected by the answer."""
+    for block in blocks:
+        if block.role in (SUGGESTED, ALTERNATIVE):
+            block.role, block.why = DESCRIBED, "quoted, not recommended"
+        yield block
 
 
 def _table_blocks(cell) -> Iterator[Block]:
@@ -319,6 +352,12 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
         key, value = code.split("=", 1)
         yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+    elif _INLINE_YAML.match(code):  # `cuda_graph_impl: transformer_engine`: a one-line YAML setting
+        m = _INLINE_YAML.match(code)
+        yield Block("hydra", _kv(m.group(1), m.group(2).strip()), ln, "inline", role)
+
+
+_INLINE_YAML = re.compile(r"^((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]]*\]|[\w.+-]+)\s*$")
 
 
 def _kv(key: str, value: str) -> str:

@@ -61,22 +61,25 @@ def bare_assignments(text: str) -> str | None:
 
 
 def _python_dict(text: str) -> dict[str, Any] | None:
-    """The first dict literal with dotted string keys, as an assignment, expression or call argument."""
+    """The dict literals with dotted string keys (assignments, expressions or call arguments), merged
+    in the order they are written: ``recipe_1 = {...}`` then ``recipe_2 = {...}`` are read like the
+    files of a multi-file diff, the later one laid over the earlier."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict) and node.keys and all(
-                isinstance(k, ast.Constant) and isinstance(k.value, str) and _DOTTED.match(k.value) for k in node.keys):
-            out: dict[str, Any] = {}
-            for k, v in zip(node.keys, node.values):
-                try:
-                    out[k.value] = ast.literal_eval(v)
-                except (ValueError, TypeError, SyntaxError, RecursionError):
-                    out[k.value] = ast.unparse(v)[:200]
-            return out
-    return None
+    dicts = [node for node in ast.walk(tree) if isinstance(node, ast.Dict) and node.keys and all(
+        isinstance(k, ast.Constant) and isinstance(k.value, str) and _DOTTED.match(k.value) for k in node.keys)]
+    if not dicts:
+        return None
+    out: dict[str, Any] = {}
+    for node in sorted(dicts, key=lambda n: (n.lineno, n.col_offset)):
+        for k, v in zip(node.keys, node.values):
+            try:
+                out[k.value] = ast.literal_eval(v)
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                out[k.value] = ast.unparse(v)[:200]
+    return out
 
 
 def _render(value: Any) -> str:

@@ -18,13 +18,16 @@ import re
 from dataclasses import dataclass
 
 RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
+#: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
+#: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
+DESCRIBED = "described"
 #: How far (characters) a clause or sentence reaches on each side of a setting: a negation 300
 #: characters back in an unbroken run-on line is not about it, and the bound keeps scoring linear.
 WINDOW = 300
 LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
-_BREAK = re.compile(r"[;()\[\]]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
+_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -32,7 +35,12 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
+    r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
+    # the same in the other languages answers come in (German, Chinese)
+    r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
+#: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
+_NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -49,12 +57,28 @@ _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
     r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
     r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
-    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)", re.I)
+    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)|"
+    # dismissed as a non-fix: "X only hides the symptom", "X is just a workaround"
+    r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
+    r"a workaround|a band-?aid|treats? the symptom)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
-_ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|if you (?:want|need|prefer)|"
+_ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|"
+                  r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
+                  r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
-                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)", re.I)
+                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\balternative\s*[:—–-]", re.I)
+#: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
+#: (...) you can set ... back to False", "should capture fail, ...".
+_FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
+                       r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
+                       r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight)\b", re.I)
+_MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)
+#: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
+_OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
+                     r"(?:\w+ly\s+)?(?:wanted|prefer|rather|care more|after)\b", re.I)
+#: Abbreviations whose dot ends no sentence.
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx)\.", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
                         r"before 0\.18|older (?:mcore|megatron|versions?|releases?|examples?|code|api|spelling|keys|docs)|legacy era|<\s*0\.18)\b", re.I)
 _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v0\.(?:1[89]|2\d)\S*|"
@@ -85,6 +109,7 @@ class LinePolarity:
         self.text = text
         self.section_era = section_era
         masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
+        masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "_"), masked)  # "e.g." ends no sentence
         self._breaks = [m.start() for m in _BREAK.finditer(masked)]
         self._break_ends = [m.end() for m in _BREAK.finditer(masked)]
         self._sentences = [m.end() for m in _SENTENCE.finditer(masked)]
@@ -108,23 +133,45 @@ class LinePolarity:
         era = era_of(clause) or era_of(sentence) or self.section_era
         if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]):
             return Polarity(REJECTED, era, "the old side of an arrow")
+        aside = self._aside_opener(start)
+        if aside is not None and _CONDITION.search(aside):
+            return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         head = _DOUBLE_NEG.sub(" ", before)
-        m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head)
+        m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
+            (None if head.isascii() else _NEG_CJK.search(head))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
         m = _NEG_AFTER.search(after)
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
-        if _ALT.search(before) or _ALT.search(sentence[: max(0, start - s_lo)][-100:]):
+        prefix = sentence[: max(0, start - s_lo)]
+        if _ALT.search(before) or _ALT.search(prefix[-100:]) or _OPENER.match(prefix):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
+        if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
+            return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
         return Polarity(RECOMMENDED, era)
+
+
+    def _aside_opener(self, start: int) -> str | None:
+        """The words just before the parenthesis that holds ``start`` (None: not in one)."""
+        lo = max(0, start - WINDOW)
+        i = self.text.rfind("(", lo, start)
+        if i < 0 or ")" in self.text[i:start]:
+            return None
+        return self.text[max(0, i - 80):i]
+
+
+#: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
+#: the aside spells out a condition.
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+)?(?:for|with|in|on|when)\b"
+                        r"[^().;]{0,60}$", re.I)
 
 
 # --------------------------------------------------------------------------------------------
 # fenced blocks: the sentence that introduces them
 # --------------------------------------------------------------------------------------------
 
-_INTRO_REJECT = re.compile(r"\b(?:before|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
+_INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change)|\*\*|$))|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
                            r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem|"
                            r"your current|currently|you have)\b", re.I)
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|"

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from skill_tools.evaluation.polarity import Polarity, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, intro_polarity
 
 # --------------------------------------------------------------------------------------------
 # Markdown tables
@@ -43,6 +43,20 @@ def cells(line: str) -> list[str]:
     return [c.strip() for c in s.split("|")]
 
 
+def _header_key(cell: str) -> str | None:
+    """A column header that is a config key (``cfg.model.cuda_graph_modules``): its cells are values.
+    Only dotted keys and CUDA-graph keys count; a header such as ``note`` or ``step`` does not."""
+    m = _KEY_CELL.match(cell.strip())
+    if not m:
+        return None
+    key = m.group(1)
+    parts = key.split(".")
+    if parts[0] in ("cfg", "config", "recipe", "args"):
+        parts = parts[1:]
+    key = ".".join(parts)
+    return key if ("." in key or "cuda_graph" in key) and not key.isupper() else None
+
+
 @dataclass
 class TableCell:
     text: str  # a cell's text, or "key=value" for a key | value row
@@ -56,10 +70,21 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     returns them and the index of the first line after the table."""
     header = cells(lines[start])
     cols = [intro_polarity(h, "", section_era) for h in header]
+    keyed = {j: _header_key(h) for j, h in enumerate(header) if j and _header_key(h)}
     out: list[TableCell] = []
     i = start + 2
+    first_row = True
     while i < len(lines) and "|" in lines[i] and lines[i].strip():
         row = cells(lines[i])
+        if keyed:  # | step | `cfg.model.cuda_graph_modules` | note |: each row one value of that key
+            for j, key in keyed.items():
+                cell = row[j] if j < len(row) else ""
+                if cell and _VALUE_CELL.match(cell):
+                    pol = cols[j] if first_row else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
+                    out.append(TableCell(f"{key}={cell.strip('`')}", i + 1, pol, True))
+            first_row = False
+            i += 1
+            continue
         key = _KEY_CELL.match(row[0]) if row else None
         if key and "=" not in row[0] and len(row) >= 2:
             for j, cell in enumerate(row[1:], 1):
@@ -89,6 +114,19 @@ BOOL_KEYS = {
 }
 _BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optimizer)\.)?(" +
                        "|".join(sorted(BOOL_KEYS, key=len, reverse=True)) + r")\b")
+#: Settings people name in words as a group: "the TE RNG tracker", "both RNG flags", "the NaN checks".
+NAMED_GROUPS = {
+    r"(?:TE\s+|Transformer Engine'?s?\s+)?RNG\s+(?:tracker|flags?)(?:\s+flags?)?": ("model.use_te_rng_tracker", "rng.te_rng_tracker"),
+    r"NaN\s+checks?": ("rerun_state_machine.check_for_nan_in_loss", "ddp.check_for_nan_in_grad"),
+}
+_GROUPS = [(re.compile(r"\b" + p + r"\b", re.I), keys) for p, keys in NAMED_GROUPS.items()]
+_GROUP_ANY = "(?:" + "|".join(NAMED_GROUPS) + ")"
+#: "set both RNG flags back to False", "set the NaN checks to false".
+_SET_GROUP = re.compile(r"\bset(?:ting)?\s+(?:(?:both|all|the|its|these|those|two)\s+)*(" + _GROUP_ANY + r")\s+"
+                        r"(?:back\s+)?to\s+[`'\"]?(true|false|on|off)\b", re.I)
+#: "with the NaN checks disabled", "the RNG tracker stays on".
+_GROUP_STATE = re.compile(r"(" + _GROUP_ANY + r")\s+(?:(?:is|are|stays?|kept|left|turned|switched)\s+)?"
+                          r"(disabled|enabled|off|on)\b", re.I)
 _SWITCH = re.compile(r"\b(?:(turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on)|"
                      r"(turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)))\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)")
@@ -127,8 +165,16 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+#: "Modules: [attn, moe]": a module list after a label (the colon ends no sentence here).
+_SCOPE_LABEL = re.compile(r"\b(?:scope|modules|module list|captured modules)\s*:\s*\[([^\[\]]{1,120})\]", re.I)
+
+
 def stated_in_words(text: str) -> Iterator[Stated]:
     """Booleans switched on/off by name, and an impl with the modules named in its sentence."""
+    for m in _SCOPE_LABEL.finditer(text):
+        names = [n.strip(" '\"`") for n in m.group(1).split(",")]
+        if names and all(_MODULE_WORD.fullmatch(n) for n in names):
+            yield Stated("model.cuda_graph_modules", names, m.start(), m.end() - m.start())
     for lo, hi in _sentences(text):
         sentence = text[lo:hi]
         for m in _SWITCH.finditer(sentence):
@@ -141,6 +187,7 @@ def stated_in_words(text: str) -> Iterator[Stated]:
                 if sentence[k.end():k.end() + 3].lstrip().startswith(("=", ":")):
                     continue  # written out as key=value: read as such
                 yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
+        yield from _named_groups(sentence, lo)
         for m in _SCOPE_LIST.finditer(sentence):
             names = [n.strip(" '\"`") for n in m.group(1).split(",")]
             if names and all(_MODULE_WORD.fullmatch(n) for n in names):
@@ -159,3 +206,33 @@ def stated_in_words(text: str) -> Iterator[Stated]:
             first = next(_MODULE_WORD.finditer(bare, impl.end()))
             yield Stated("model.cuda_graph_modules", list(dict.fromkeys(mods)), lo + first.start(),
                          first.end() - first.start())
+
+
+def _group_keys(name: str) -> tuple[str, ...]:
+    return next((keys for pattern, keys in _GROUPS if pattern.fullmatch(name.strip())), ())
+
+
+def _named_groups(sentence: str, lo: int) -> Iterator[Stated]:
+    """Groups of settings switched by their common name ("turn the NaN checks off")."""
+    seen: set[int] = set()
+    for m in _SET_GROUP.finditer(sentence):
+        value = m.group(2).lower() in ("true", "on")
+        seen.add(m.start(1))
+        for key in _group_keys(m.group(1)):
+            yield Stated(key, value, lo + m.start(), m.end() - m.start())
+    for m in _GROUP_STATE.finditer(sentence):
+        if m.start(1) in seen:
+            continue
+        seen.add(m.start(1))
+        value = m.group(2).lower() in ("enabled", "on")
+        for key in _group_keys(m.group(1)):
+            yield Stated(key, value, lo + m.start(), m.end() - m.start())
+    for m in _SWITCH.finditer(sentence):
+        value = m.group(1) is not None
+        nxt = _SWITCH.search(sentence, m.end())
+        tail = sentence[m.end():nxt.start() if nxt else len(sentence)]
+        for pattern, keys in _GROUPS:
+            g = pattern.search(tail)
+            if g and m.end() + g.start() not in seen and not re.match(r"\s*[=:]", tail[g.end():]):
+                for key in keys:
+                    yield Stated(key, value, lo + m.start(), m.end() - m.start())

@@ -10,6 +10,7 @@ the era-neutral :class:`GraphIntent`, so an answer may spell its config for eith
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 from skill_tools.evaluation.answer_context import (  # noqa: F401  (re-exported: the checks' vocabulary)
@@ -32,7 +33,9 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     check_no_graph_config,
     check_validates,
 )
-from skill_tools.evaluation.polarity import REJECTED
+from skill_tools.evaluation.config_checks import _same
+from skill_tools.evaluation.fragments import SUGGESTED
+from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
 
 
 # --------------------------------------------------------------------------------------------
@@ -50,15 +53,20 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if affirmed and not missing_all:
         pos, syn = affirmed[0]
         return CheckResult("concept", name, 1.0, f"mentions {name} ({syn!r})", quote(ctx.text, pos))
+    written = written_setting(ctx, spec["any"])
+    if written and not missing_all:
+        return CheckResult("concept", name, 1.0, f"writes {name} as a setting ({written})", written)
     if hits and not affirmed:
         pos, syn = hits[0]
         why = ctx.polarity(pos, len(syn)).why
         return CheckResult("concept", name, 0.0, f"mentions {name} ({syn!r}) only negated or contradicted ({why})",
-                           quote(ctx.text, pos))
+                           quote(ctx.text, pos), fatal=bool(spec.get("required")))
     if hits:
         return CheckResult("concept", name, 0.0, f"mentions {name} but not {', '.join(map(repr, missing_all))}",
                            quote(ctx.text, hits[0][0]))
-    return CheckResult("concept", name, 0.0, f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})")
+    required = bool(spec.get("required"))
+    return CheckResult("concept", name, 0.0, ("required: " if required else "") +
+                       f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})", fatal=required)
 
 
 def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
@@ -74,6 +82,43 @@ def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResul
                            quote(ctx.text, hits[0][0]))
     return CheckResult("concept_absent", name, 1.0, f"stays clear of {name}")
 
+
+
+def written_setting(ctx: AnswerContext, synonyms: list[str]) -> str:
+    """A synonym that is itself a setting (``cuda_graph_impl="full_iteration"``) is also met by the
+    answer writing that setting in any spelling its readers understand (a dict of dotted overrides,
+    YAML, a flag), in a block it does not reject."""
+    wanted = [s for s in (_setting_of(syn) for syn in synonyms) if s is not None]
+    if not wanted:
+        return ""
+    for block in ctx.extraction.blocks:
+        if block.cfg is None or block.error is not None or block.role not in (SUGGESTED, ALTERNATIVE):
+            continue
+        for key, value in block.cfg.values.items():
+            leaf = key.rsplit(".", 1)[-1]
+            for want_leaf, want_value in wanted:
+                if leaf == want_leaf and _same(value, want_value):
+                    return f"{key}={value!r}"
+        for want_leaf, want_value in wanted:  # a value a later dict or file of the same block replaced
+            if isinstance(want_value, (str, int, float)) and not isinstance(want_value, bool):
+                m = re.search(r"(?<![\w-])" + re.escape(want_leaf) + r"[\"']?\s*[:=]\s*[\"']?" +
+                              re.escape(str(want_value)) + r"(?![\w-])", block.text)
+                if m:
+                    return m.group(0)
+    return ""
+
+
+@lru_cache(maxsize=1024)
+def _setting_of(synonym: str) -> tuple[str, Any] | None:
+    if not re.search(r"[=:]|^--|\s--", synonym):
+        return None
+    from skill_tools.evaluation.extract import extract_config
+
+    cfg = extract_config(synonym, source="synonym", era=None).config
+    if len(cfg.values) != 1:
+        return None
+    key, value = next(iter(cfg.values.items()))
+    return key.rsplit(".", 1)[-1], value
 
 
 _GRAPH_WORDS = re.compile(r"(?<![a-z])(?:cuda ?graphs?|cudagraphs?|graphs?|graphed|capture[ds]?|replay(?:s|ed)?)(?![a-z])")
@@ -116,4 +161,25 @@ def run_check(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     fn = CHECKS.get(spec.get("type", ""))
     if fn is None:
         return CheckResult(str(spec.get("type")), spec.get("name", "?"), None, f"skipped: unknown check type {spec.get('type')!r}")
+    unmet = _unmet(ctx, spec.get("when") or {})
+    if unmet:
+        return CheckResult(str(spec["type"]), spec.get("name") or str(spec["type"]), None, f"not applicable: {unmet}")
     return fn(ctx, spec)
+
+
+def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
+    """Why a check's ``when`` condition does not hold for this answer ('' when it does)."""
+    if ctx.extraction.unsafe or not when:
+        return ""
+    from skill_tools.config.era import read_intent
+
+    if not any(m in k for k in ctx.config.values for m in GRAPH_KEY_MARKERS):
+        return ""  # the answer's config says nothing about graphs: the check applies, as without `when`
+    intent = read_intent(ctx.config)
+    on = bool(intent.enabled)
+    if "graphs" in when and on != (when["graphs"] == "on"):
+        return "the answer's config " + ("enables CUDA graphs" if on else "keeps CUDA graphs off")
+    missing = [m for m in when.get("modules_include", []) if not on or m not in set(intent.modules)]
+    if missing:
+        return f"the answer's graphs do not capture {', '.join(missing)}"
+    return ""

@@ -14,6 +14,7 @@ from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
+from skill_tools.evaluation.alternatives import check_options
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (
     GENERIC_NOTE,
@@ -37,6 +38,7 @@ from skill_tools.evaluation.setup import Setup, task_setup
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
     DEFAULT_THRESHOLD,
+    unreadable_answer,
     FATAL_MARGIN,
     OFF_TOPIC_FACTOR,
     ON_TOPIC_WEIGHT,
@@ -82,6 +84,10 @@ class Scorer:
         if task is None:
             result.problem = f"no task with id {record.id!r} in {self.taskset.source}"
             return result
+        unreadable = unreadable_answer(record)
+        if unreadable:
+            result.problem = f"answer cannot be read: {unreadable}"
+            return result
         rubric = task.rubric or {}
         if "pass_threshold" in rubric:
             result.threshold = float(rubric["pass_threshold"])
@@ -112,10 +118,12 @@ class Scorer:
         result.validation = self._validate(ex, base, era) if task.should_trigger else None
         if result.validation and result.validation.get("errors"):
             result.validation = dict(result.validation, context_rules=self._context_rules(task, setup, ex, era))
+        if task.should_trigger and ex.alternatives and result.validation and "skipped" not in result.validation:
+            result.behaviors.extend(self._options(task, setup, outcome, ex, era, result.validation, removed))
         if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
         ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys=answer_keys)
-        result.behaviors = self._behaviors(task, ctx)
+        result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:
             result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
         return result
@@ -133,6 +141,18 @@ class Scorer:
                                                   [check_relevance(ctx, str(task.data.get("question", "")))],
                                                   GENERIC_NOTE))
         return result
+
+    def _options(self, task: Task, setup: Setup, outcome: Outcome | None, ex: Extraction, era: Era,
+                 validation: dict[str, Any], removed: set[str]) -> list[BehaviorScore]:
+        """Options offered beside the recommendation, validated like it (:mod:`alternatives`): a
+        failing one is fatal; passing ones are reported with no weight."""
+        check = check_options(ex.config, ex.alternatives,
+                              lambda cfg: self._validate(ex, self._on_setup(cfg, setup, outcome, removed), era),
+                              validation, self._context_rules(task, setup, ex, era), self._stated(task, setup))
+        if check is None:
+            return []
+        return [BehaviorScore(None, "options offered beside the recommendation are valid",
+                              1.0 if check.fatal else 0.0, [check], "derived: alternatives, validated")]
 
     def _outcome(self, task: Task) -> Outcome | None:
         if task.id not in self._outcome_cache:

@@ -24,9 +24,11 @@ _SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]
                     r"(?:\S*\.(?:py|sh)\b|-|\$).*|cd\s+\S+|set\s+-\w+|source\s+\S+|\)\s*|\$\{?\w+.*|.*\\)$")
 _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
-                     r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
+                     r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*\{\s*[\"'].*\}\s*(?:#.*)?|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*)$")
-_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]")
+#: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
+_OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
+_DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
@@ -34,7 +36,14 @@ _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 def code_like(line: str) -> bool:
     return bool(_YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
-                or _PYTHON.match(line) or _DIFF.match(line))
+                or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
+
+
+def _bullet_only(line: str) -> bool:
+    """A line that looks like code only as the removed side of a diff: a Markdown bullet."""
+    return bool(_DIFF.match(line)) and line.lstrip().startswith("- ") and not (
+        _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+        or _PYTHON.match(line) or _OVERRIDE_LINE.match(line.lstrip()[2:]))
 
 
 def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
@@ -60,6 +69,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
     real = [ln for ln in body if not _COMMENT.match(ln)]
+    if real and all(_bullet_only(ln) for ln in real):
+        return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
     if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
         return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
     return "prose"

@@ -1,0 +1,77 @@
+"""Options an answer offers beside its recommendation, judged like its recommendation.
+
+"Phase 3: move to full iteration", "Alternative: TE graphs also serve decode", "if the tracker gives
+you trouble, set both RNG flags back to False": a user would act on these, so an option that the
+validator refuses on the task's setup makes the answer wrong, as a wrong recommended setting does.
+
+An option is usually partial (it names only what changes), so it is laid over the recommended
+config. An option that names an implementation is another answer to the task: it replaces the
+recommended graph settings as a group (the option "full_iteration" drops the recommended
+``cuda_graph_modules=["attn"]``) and starts again from the task's stated config, keeping only the
+recommendation's settings the task does not state (companions such as the RNG tracker or the
+inference scope): "Option B: keep full recompute and capture the full iteration" is judged with
+the user's full recompute, not with option A's selective one. Any other option (a fallback, a
+next phase) replaces only the keys it names. Only errors the option brings about are charged: those on keys the
+option sets that the recommended config does not already have.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from skill_tools.config.model import CanonicalConfig
+from skill_tools.evaluation.answer_context import CheckResult
+from skill_tools.evaluation.outcome import apply
+
+_IMPL = "model.cuda_graph_impl"
+#: Graph settings an option that names an implementation replaces as a group.
+_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope", "model.enable_cuda_graph",
+          "model.external_cuda_graph")
+#: Keys whose errors an option is charged with: the keys CUDA-graph rules read.
+_CHECKED = ("cuda_graph", "te_rng_tracker", "recompute", "offload", "moe_", "check_for_nan", "NCCL_",
+            "PYTORCH_CUDA_ALLOC_CONF", "packed_sequence", "pad_")
+MAX_OPTIONS = 8
+
+
+def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalConfig | None = None) -> CanonicalConfig:
+    """The config a user gets by taking ``option`` instead of (or on top of) the recommended ``main``."""
+    if not option.has(_IMPL):
+        return apply(main, option)
+    base = CanonicalConfig(source=main.source, fmt=main.fmt)
+    for key, value in main.values.items():
+        if key in _GROUP and not option.has(key):
+            continue  # the option's impl replaces the recommended graph settings as a group
+        base.set(key, stated.get(key) if stated is not None and stated.has(key) else value, main.locations.get(key))
+    base.env.update(main.env)
+    return apply(base, option)
+
+
+def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
+                  validate: Callable[[CanonicalConfig], dict[str, Any] | None],
+                  main_validation: dict[str, Any] | None, context_rules: list[str],
+                  stated: CanonicalConfig | None = None) -> CheckResult | None:
+    """A fatal check when an offered option fails validation through its own settings; a passing
+    one when every option with checked settings validates; None when the answer offers none."""
+    main_rules = {str(e.get("rule")) for e in (main_validation or {}).get("errors", [])}
+    judged = 0
+    for option in options[:MAX_OPTIONS]:
+        own = {k for k in option.values if any(m in k for m in _CHECKED)} | \
+            {k for k in option.env if any(m in k for m in _CHECKED)}
+        if not own:
+            continue
+        judged += 1
+        changed = {k for k in own if not main.has(k) or main.get(k) != option.get(k)} | \
+            {k for k in option.env if main.env.get(k) != option.env.get(k)}
+        result = validate(laid_over(main, option, stated)) or {}
+        for err in result.get("errors", []):
+            rule = str(err.get("rule"))
+            if rule in main_rules or rule in context_rules or not set(err.get("keys") or []) & changed:
+                continue
+            shown = ", ".join(f"{k}={option.get(k)!r}" for k in sorted(own) if option.has(k))
+            return CheckResult("options", "options offered are valid", 0.0,
+                               f"an option the answer offers ({shown or ', '.join(sorted(own))}) fails on the "
+                               f"task's setup: [{rule}] {str(err.get('message'))[:200]}", shown, fatal=True)
+    if not judged:
+        return None
+    return CheckResult("options", "options offered are valid", 1.0,
+                       f"{judged} option(s) offered beside the recommendation validate on the task's setup")

@@ -1,0 +1,102 @@
+"""The option structure of an answer: which of the configs it writes is the recommendation and which
+are options offered beside it.
+
+People lay out choices in a few ways, and each one is read here, never merged into one config:
+- "Choose one:" / "You have two good options." then one block per option: the first option with
+  settings is the recommendation, each later one an alternative;
+- labelled options ("**Option A — …**", "### Option 2: full iteration", "Alternative:", "Plan B",
+  a roadmap's "Phase 1 (now)" / "Phase 3 (max speedup)"):
+  everything under the first label is the recommendation, everything under a later label an
+  alternative, until a heading of the same or a higher level that is not an option;
+- a step list ("start here", then "keep only if the A/B wins") is read by :mod:`prose` (tables).
+
+Alternatives are not dropped: the scorer validates them on the task (:mod:`alternatives`), since
+an option a user would try is advice too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from skill_tools.evaluation.fragments import SUGGESTED, Block
+from skill_tools.evaluation.polarity import ALTERNATIVE
+
+#: "Choose one:", "two ways", "You have two good options.", "a couple of alternatives".
+HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
+                   r"(?:two|three|several|a few|a couple of)\s+(?:[a-z]+\s+){0,2}?"
+                   r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
+                   r"fixes|solutions)\b)", re.I)
+#: A line that labels an option: "Option A", "**Option 2 —", "Alternative:", "Plan B", "Approach 2".
+_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
+                    r"(?:(option|approach|plan|path|route|choice|variant|phase)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
+                    r"(alternative|fallback|plan b)(?:\*\*|__)?\s*(?:[:—–(-]|(?:\*\*|__)?\s*$))", re.I)
+#: A numbered or lettered bold lead ("**1. Keep TE graphs ...**", "__B)__ full iteration").
+_NUMBERED_LEAD = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)\s*([1-4]|[a-dA-D])[.):]\s")
+_ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
+_HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
+
+
+@dataclass
+class Section:
+    """What the answer's structure says at the current line."""
+
+    era: str | None = None  # the era named by the latest heading
+    hedge: int | None = None  # block groups seen since "choose one:" (None: no hedge open)
+    option: int | None = None  # index of the labelled option we are in (None: not in one)
+    option_level: int = 7  # heading level of the option labels (7: bold leads / list items)
+
+    def heading(self, line: str, era: str | None) -> None:
+        """A Markdown heading or bold lead line: an option label opens an option; another heading
+        of the same or a higher level closes the option list."""
+        level_m = _HEADING_LEVEL.match(line)
+        level = len(level_m.group(1)) if level_m else 7
+        self.era = era
+        if self.label(line):
+            return
+        self.hedge = None
+        if self.option is not None and level <= self.option_level and level < 7:
+            self.option = None
+
+    def label(self, line: str) -> bool:
+        """An option label on ``line`` (heading, bold lead or list item): moves to the next option."""
+        m = _LABEL.match(line)
+        if not m and (self.hedge is not None or self.option is not None):  # after "two setups": "**1. ...**"
+            n = _NUMBERED_LEAD.match(line)
+            if n:
+                self.option = 0 if n.group(1) in ("1", "a", "A") else (self.option or 0) + 1
+                self.option_level = 7
+                self.hedge = None
+                return True
+        if not m:
+            return False
+        level_m = _HEADING_LEVEL.match(line)
+        self.option_level = len(level_m.group(1)) if level_m else 7
+        if m.group(2):  # "Alternative:", "Fallback": never the first option
+            self.option = max(1, (self.option or 0) + (1 if self.option is not None else 0))
+        elif self.option is None:
+            first = _ORDINAL.search(line[m.start(1):m.end()]) is not None
+            self.option = 0 if first else 1
+        else:
+            self.option += 1
+        self.hedge = None
+        return True
+
+    def mark(self, blocks: Iterable[Block]) -> Iterator[Block]:
+        """Blocks of a later option, or of a later group after "choose one", become alternatives."""
+        blocks = list(blocks)
+        later = self.option is not None and self.option >= 1
+        if self.hedge is not None and any(b.role == SUGGESTED for b in blocks):
+            later = later or self.hedge >= 1
+            self.hedge += 1
+        if later:
+            for b in blocks:
+                if b.role == SUGGESTED:
+                    b.role, b.why = ALTERNATIVE, b.why or "a later option"
+        yield from blocks
+
+    def prose_line(self, text: str) -> None:
+        """After a line of prose: "Choose one:" opens a hedge."""
+        if HEDGE.search(text):
+            self.hedge = 0
