@@ -254,6 +254,11 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         return
     where = f"{source}:{block.line}"
     text, kind = block.text, block.kind
+    if kind == "megatron_lm" and block.origin in _PROSE_ORIGINS:
+        text = _named_flags_dropped(text)
+        if not text:
+            block.cfg = into
+            return
     overrides = dotted_overrides(text, kind) or (bare_assignments(text) if kind == "python" else None)
     if overrides is not None:  # {"model.cuda_graph_impl": ...} or cuda_graph_impl = "local": overrides
         text, kind = overrides, "hydra"
@@ -275,3 +280,28 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         into.unparsed.extend(cfg.unparsed)
     block.cfg = into
 
+
+
+def _named_flags_dropped(text: str) -> str:
+    """Prose names an option without its value ("fails with … for --cuda-graph-impl=..."): the
+    mention sets nothing. Megatron-LM's own parser table says which options take a value."""
+    import shlex
+
+    from skill_tools.config.cli_tables import megatron_lm
+    from skill_tools.config.era import DEFAULT_CURRENT
+
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        return text
+    table, out = megatron_lm(DEFAULT_CURRENT), []
+    for i, tok in enumerate(tokens):
+        name, eq, value = tok.partition("=")
+        if tok.startswith("--"):
+            opt = table.option(name)
+            after = tokens[i + 1] if i + 1 < len(tokens) else "--"
+            bare = (not eq and (after.startswith("--") or not after.strip(".…"))) or (eq and not value.strip(".…"))
+            if opt is not None and opt.takes_value and bare:
+                continue
+        out.append(tok)
+    return shlex.join(out) if len(out) != len(tokens) else text
