@@ -73,7 +73,7 @@ def _locate(text: str) -> Iterator[Block]:
         j = i + 1
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
-        body = "\n".join(lines[i + 1:j])
+        body = textwrap.dedent("\n".join(lines[i + 1:j]))  # a fence inside a list item is indented
         pol = _intro(lines, i, body, section.era)
         yield from section.mark(_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role))
         i = j + 1
