@@ -40,7 +40,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _snippet,
     screen,
 )
-from skill_tools.evaluation.keys import normalise_keys
+from skill_tools.evaluation.keys import call_env, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
@@ -276,6 +276,9 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         line = block.line + (loc.line - 1 if loc is not None and loc.line else 0)
         into.set(key, value, Location(source, line))
     into.env.update(cfg.env)
+    if kind == "python":
+        for name, value in call_env(text).items():
+            into.env.setdefault(name, value)
     if cfg.unparsed:
         into.unparsed.extend(cfg.unparsed)
     block.cfg = into

@@ -283,7 +283,8 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
     (``setattr(getattr(cfg, section), name, value)``, an agent's way to apply a dict of dotted
     overrides): the object is a name, an attribute chain or such a call, and the field name is a
     variable or a string without a leading underscore. Nothing is run either way; these are not
-    an attempt to reach interpreter internals, so the block is read."""
+    an attempt to reach interpreter internals, so the block is read. So is a script's
+    ``if __name__ == "__main__":`` guard."""
     def plain_object(n: ast.AST) -> bool:
         if isinstance(n, ast.Name):
             return not _dunder(n.id) and n.id not in _DANGER_CALLS
@@ -302,7 +303,13 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
                                                 and not field.value.startswith("_"))
         return named and plain_object(call.args[0])
 
-    return {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
+    def main_guard(n: ast.AST) -> bool:  # if __name__ == "__main__": (compared, never called)
+        return (isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id == "__name__"
+                and len(n.comparators) == 1 and isinstance(n.comparators[0], ast.Constant)
+                and n.comparators[0].value == "__main__")
+
+    return ({id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
+            | {id(n.left) for n in ast.walk(tree) if main_guard(n)})
 
 
 def _dunder(name: str) -> bool:
