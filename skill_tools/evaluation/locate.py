@@ -22,6 +22,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
@@ -32,7 +33,7 @@ _LANG = {
     "python": "python", "py": "python", "python3": "python", "ipython": "python",
     "yaml": "yaml", "yml": "yaml", "json": "json", "jsonc": "json",
     "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "zsh": "shell",
-    "text": "auto", "txt": "auto", "": "auto", "ini": "shell", "diff": "diff", "patch": "diff",
+    "text": "auto", "txt": "auto", "": "auto", "ini": "sectioned", "toml": "sectioned", "cfg": "sectioned", "diff": "diff", "patch": "diff",
 }
 _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 _PROSE_KV = re.compile(
@@ -127,8 +128,12 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     lead = context[-1].strip() if context else ""
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
-    first = body.lstrip().split("\n", 1)[0] if body.strip() else ""
-    comment = first if first.lstrip().startswith(("#", "//")) else ""
+    heads = []  # the block's leading comment lines; the one ending in ':' introduces the code
+    for ln in body.lstrip().split("\n"):
+        if not ln.lstrip().startswith(("#", "//", ";")):
+            break
+        heads.append(ln)
+    comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":")), heads[0] if heads else "")
     return intro_polarity(_last_sentence(lead), comment, section_era)
 
 
@@ -155,6 +160,12 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
                 block.diff_new = new_blocks
                 yield block
         return
+    if kind == "sectioned" or (kind == "auto" and looks_sectioned(body)):  # TOML / INI: [model] key = value
+        overrides = sectioned_overrides(body)
+        if overrides:
+            yield Block("hydra", overrides, line, "fenced", role)
+            return
+        kind = "auto"
     if kind == "auto" and _looks_like_diff(body):
         yield from _fenced_blocks(body, "diff", line, role)
         return

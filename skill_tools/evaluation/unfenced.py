@@ -30,13 +30,17 @@ _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
-_COMMENT = re.compile(r"^\s*(?:#|//)")
+_COMMENT = re.compile(r"^\s*(?:#|//|;)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 
+_SECTION = re.compile(r"^\s*\[[A-Za-z_][\w.]*\]\s*(?:[#;].*)?$|^\s*[A-Za-z_][\w.]*\s+=\s+[^\s;#]+\s*(?:[#;].*)?$")
+_INI_COMMENT = re.compile(r"^\s*;")
+
+
 def code_like(line: str) -> bool:
-    return bool(_YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+    return bool(_SECTION.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
 
 
