@@ -152,7 +152,7 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             if not in_flags and _ENV_TOKEN.match(tok):
                 env.append(tok)
             elif _HYDRA_TOKEN.match(tok) or (not tok.startswith("-") and _FLAT_TOKEN.match(tok)):
-                hydra.append(tok)
+                hydra.append(tok[:-1] if tok.endswith(",") and not tok.endswith("=,") else tok)  # "k=v," in a list or repr
             elif tok.startswith("--") and len(tok) > 2:
                 in_flags = True
                 flags.append(tok)

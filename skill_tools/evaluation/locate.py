@@ -134,6 +134,8 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
             break
         heads.append(ln)
     comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":")), heads[0] if heads else "")
+    if len(comment.strip().lstrip("#/;").strip()) > 60 and not comment.rstrip().endswith(":"):
+        comment = ""  # a sentence about something else ("Don't patch TE's tracker: …"), not a label
     return intro_polarity(_last_sentence(lead), comment, section_era)
 
 

@@ -25,7 +25,7 @@ def dotted_overrides(text: str, kind: str) -> str | None:
         except (ValueError, RecursionError):
             data = _python_dict(text)  # JSON-like with comments, None/True: a Python dict literal
     elif kind == "python":
-        data = _python_dict(text)
+        data = _python_dict(text) or _python_override_list(text)
     elif kind == "yaml":
         try:
             import yaml
@@ -80,6 +80,19 @@ def _python_dict(text: str) -> dict[str, Any] | None:
             except (ValueError, TypeError, SyntaxError, RecursionError):
                 out[k.value] = ast.unparse(v)[:200]
     return out
+
+
+def _python_override_list(text: str) -> list[str] | None:
+    """``overrides = ["model.use_te_rng_tracker=true", ...]``: list literals of Hydra override strings
+    (an OmegaConf dotlist), in the order they are written."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out = [e.value for node in ast.walk(tree) if isinstance(node, (ast.List, ast.Tuple)) and node.elts
+           and all(isinstance(e, ast.Constant) and isinstance(e.value, str) and _OVERRIDE.match(e.value) for e in node.elts)
+           for e in node.elts]
+    return out or None
 
 
 def render(value: Any) -> str:
