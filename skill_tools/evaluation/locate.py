@@ -22,6 +22,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.embedded import EDIT_RESULT, hunk_end, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -66,15 +67,12 @@ def _locate(text: str) -> Iterator[Block]:
     section = Section()  # the era named by the latest heading; which option we are in
     while i < len(lines):
         m = _FENCE.match(lines[i])
-        if not m and _EDIT_RESULT.match(lines[i]):  # "⎿  Updated f.yaml with 2 additions" and its hunk
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and lines[j][:1].isspace():
-                j += 1
-            if j > i + 1:
-                yield from _prose_blocks(lines, prose_start, i + 1, section)
-                yield from section.mark(_fenced_blocks(_transcript_hunk(lines[i + 1:j]), "diff", i + 2, SUGGESTED))
-                i = prose_start = j
-                continue
+        j = hunk_end(lines, i) if not m and EDIT_RESULT.match(lines[i]) else i + 1  # "⎿  Updated f.yaml …"
+        if j > i + 1:
+            yield from _prose_blocks(lines, prose_start, i + 1, section)
+            yield from section.mark(_fenced_blocks(transcript_hunk(lines[i + 1:j]), "diff", i + 2, SUGGESTED))
+            i = prose_start = j
+            continue
         if not m:
             i += 1
             continue
@@ -89,31 +87,6 @@ def _locate(text: str) -> Iterator[Block]:
         i = j + 1
         prose_start = i
     yield from _prose_blocks(lines, prose_start, len(lines), section)
-
-
-#: A coding agent's edit result line (Claude Code): the indented hunk below it is the change it made.
-_EDIT_RESULT = re.compile(r"^\s*⎿\s+(?:Updated|Added|Wrote|Edited|Modified)\b")
-
-
-_LINE_NO = re.compile(r"^\s*\d+ ")
-
-
-def _transcript_hunk(hunk: list[str]) -> str:
-    """The hunk as a unified diff: its ``+``/``-`` signs stand in one column, context lines have a
-    blank there."""
-    if all(_LINE_NO.match(ln) for ln in hunk):  # "  41 -    cfg.x = 1": the file's line numbers first
-        hunk = [_LINE_NO.sub("", ln, count=1) for ln in hunk]
-        return "\n".join(ln if ln[:1] in "+-" else " " + ln[1:] for ln in hunk)
-    signs = [ln for ln in hunk if ln.lstrip()[:1] in "+-" and ln.strip() not in ("+", "-")]
-    col = min((len(ln) - len(ln.lstrip()) for ln in signs), default=min(len(ln) - len(ln.lstrip()) for ln in hunk))
-    out = []
-    for ln in hunk:
-        head, rest = ln[:col], ln[col:]
-        if not head.strip() and rest[:1] in "+-":
-            out.append(rest)
-        else:
-            out.append(" " + ln[col + 1:] if not ln[:col + 1].strip() else " " + ln.lstrip())
-    return "\n".join(out)
 
 
 def _with_intro(block: Block, pol) -> Block:
@@ -176,6 +149,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
+        if kind == "yaml":  # a CI step's `run: |` script holds the launch command
+            for script, at in run_scripts(body):
+                yield from _shell_blocks(script, line + at, role, "fenced")
     elif _DANGER_TEXT.search(body):
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
         return
