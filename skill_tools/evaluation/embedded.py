@@ -65,3 +65,15 @@ def run_scripts(body: str) -> Iterator[tuple[str, int]]:
         if script.strip():
             yield script, i + 1
         i = j
+
+
+_NUMBERED = re.compile(r"^\d+[:-]")
+
+
+def numbered_listing(body: str) -> str:
+    """A listing whose every line starts with its line number (``grep -n`` output: ``41:    x = 1``)
+    without the numbers, dedented; any other body unchanged."""
+    lines = [ln for ln in body.split("\n") if ln.strip()]
+    if len(lines) < 2 or not all(_NUMBERED.match(ln) for ln in lines):
+        return body
+    return textwrap.dedent("\n".join(_NUMBERED.sub("", ln, count=1) for ln in body.split("\n")))

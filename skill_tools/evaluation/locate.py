@@ -22,7 +22,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.embedded import EDIT_RESULT, hunk_end, run_scripts, transcript_hunk
+from skill_tools.evaluation.embedded import EDIT_RESULT, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -120,6 +120,7 @@ def _last_sentence(text: str) -> str:
 def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
     if not body.strip():
         return
+    body = numbered_listing(body)  # grep -n / editor output: "41:    cfg.model.x = 1"
     if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
         for part in _DIFF_FILE.split(body):
             if part.strip():

@@ -43,6 +43,10 @@ _NEG_BEFORE = re.compile(
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
 #: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
 _NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
+#: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), in the
+#: same sentence.
+_NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えない|使わない|使用できません|できません|不可|"
+                            r"不支持|不能用|사용할 수 없|안 됩니다)")
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -147,7 +151,7 @@ class LinePolarity:
             (None if head.isascii() else _NEG_CJK.search(head))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
-        m = _NEG_AFTER.search(after)
+        m = _NEG_AFTER.search(after) or (None if after.isascii() else _NEG_AFTER_CJK.search(self.text[end:s_hi]))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
