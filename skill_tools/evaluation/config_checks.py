@@ -176,6 +176,10 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if not any(_checked_key(k) for k in ctx.answer_keys):
         return CheckResult("validates", name, 0.0, "the answer's config sets nothing the CUDA-graph rules check "
                            f"(found: {', '.join(sorted(ctx.answer_keys)[:4])}): nothing to validate")
+    patch = next((f for f in ctx.extraction.findings if f.kind == "patch"), None)
+    if patch is not None:
+        return CheckResult("validates", name, 0.0, f"{patch.message}: the validator cannot see what that changes, "
+                           "so the config is not the one the user would run", patch.evidence, fatal=True)
     wrong_place = misplaced(ctx.answer_keys)
     if wrong_place:
         key, home = wrong_place[0]

@@ -42,6 +42,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 )
 from skill_tools.evaluation.keys import call_env, normalise_keys
 from skill_tools.evaluation.locate import _locate
+from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
@@ -190,6 +191,9 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         if block.role == REJECTED or read_text is None:
             continue
         _read_block(block, read_text, source, findings)
+    code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
+    for what in internal_patches([b.text for b in code]):
+        findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
     for block in blocks:
         _settle(block)
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,

@@ -117,3 +117,16 @@ def test_chinese_switch_verbs_stop_at_the_sentence_end():
     cfg = extract_config(text).config
     assert cfg.get("model.use_te_rng_tracker") is True
     assert cfg.get("ddp.check_for_nan_in_grad") is not False
+
+
+def test_a_runtime_patch_of_library_internals_is_reported():
+    from skill_tools.evaluation.patches import internal_patches
+
+    first = "from megatron.core import tensor_parallel\nimport transformer_engine.pytorch as te\n"
+    second = ("class Safe(te.SomeTracker):\n    def is_graph_safe(self):\n        return True\n"
+              "tensor_parallel.random._TRACKER = Safe()\ncfg.model.use_te_rng_tracker = True\n")
+    found = internal_patches([first, second])
+    assert any("_TRACKER" in f for f in found) and any("is_graph_safe" in f for f in found)
+    assert internal_patches(["import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\ncfg.model.x = 1\n"]) == []
+    ex = extract_config("```python\n" + first + "```\n\n```python\n" + second + "```\n")
+    assert any(f.kind == "patch" for f in ex.findings)
