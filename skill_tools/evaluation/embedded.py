@@ -77,3 +77,54 @@ def numbered_listing(body: str) -> str:
     if len(lines) < 2 or not all(_NUMBERED.match(ln) for ln in lines):
         return body
     return textwrap.dedent("\n".join(_NUMBERED.sub("", ln, count=1) for ln in body.split("\n")))
+
+
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
+
+
+def heredocs(body: str) -> tuple[str, list[tuple[str, str, int]]]:
+    """Shell text without its here-documents, and what each one writes as config: ``("new", text,
+    line)`` for a ``cat > f.yaml <<EOF`` body or the new side of a ``.replace(old, new)`` in a
+    ``python - <<EOF`` script, ``("old", text, line)`` for that old side. The script itself is not
+    config (nor ever run)."""
+    lines = body.split("\n")
+    kept: list[str] = []
+    found: list[tuple[str, str, int]] = []
+    i = 0
+    while i < len(lines):
+        m = _HEREDOC.search(lines[i])
+        end = next((j for j in range(i + 1, len(lines)) if m and lines[j].strip() == m.group(2)), None)
+        if m is None or end is None:
+            kept.append(lines[i])
+            i += 1
+            continue
+        kept.append(lines[i][:m.start()])
+        doc = "\n".join(lines[i + 1:end])
+        if re.search(r"\bpython3?\b", lines[i][:m.start()]):
+            for old, new in _replacements(doc):
+                found += [("old", _flush(old), i + 1), ("new", _flush(new), i + 1)]
+        else:
+            found.append(("new", doc, i + 1))
+        kept += [""] * (end - i)
+        i = end + 1
+    return "\n".join(kept), found
+
+
+def _replacements(code: str) -> list[tuple[str, str]]:
+    """``s.replace("old", "new")`` string pairs of a Python script (parsed, never run)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [(n.args[0].value, n.args[1].value) for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "replace"
+            and len(n.args) >= 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in n.args[:2])]
+
+
+def _flush(text: str) -> str:
+    """A replacement string flush left: its first line continues an indented line of the file, so
+    it carries no indentation of its own; the later lines do."""
+    first, _, rest = text.partition("\n")
+    return first.strip() + ("\n" + textwrap.dedent(rest) if rest else "")

@@ -6,6 +6,7 @@ run here: :mod:`extract` screens the blocks and hands them to the canonical read
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from typing import Iterator
@@ -22,7 +23,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.embedded import EDIT_RESULT, hunk_end, numbered_listing, run_scripts, transcript_hunk
+from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -101,14 +102,9 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     lead = context[-1].strip() if context else ""
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
-    heads = []  # the block's leading comment lines; the one ending in ':' introduces the code
-    for ln in body.lstrip().split("\n"):
-        if not ln.lstrip().startswith(("#", "//", ";")):
-            break
-        heads.append(ln)
+    heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))
     comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":")), heads[0] if heads else "")
-    if len(comment.strip().lstrip("#/;").strip()) > 60 and not comment.rstrip().endswith(":"):
-        comment = ""  # a sentence about something else ("Don't patch TE's tracker: …"), not a label
+    comment = "" if len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":") else comment  # a sentence, not a label
     return intro_polarity(_last_sentence(lead), comment, section_era)
 
 
@@ -157,6 +153,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
         return
     else:
+        body, docs = heredocs(body)  # cat > f <<EOF …, python - <<EOF with s.replace(old, new)
+        for side, doc, at in docs:  # (the script is never a block: it is neither config nor run)
+            yield from _fenced_blocks(doc, "auto", line + at, role if side == "new" else COUNTEREXAMPLE)
         yield from _shell_blocks(body, line, role, "fenced")
     if role == SUGGESTED:
         yield from _comment_blocks(body, line)

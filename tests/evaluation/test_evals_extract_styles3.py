@@ -130,3 +130,13 @@ def test_a_runtime_patch_of_library_internals_is_reported():
     assert internal_patches(["import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\ncfg.model.x = 1\n"]) == []
     ex = extract_config("```python\n" + first + "```\n\n```python\n" + second + "```\n")
     assert any(f.kind == "patch" for f in ex.findings)
+
+
+def test_here_documents_write_config_and_a_python_replace_has_two_sides():
+    console = ("```console\n$ cat > overrides.yaml <<'EOF'\nmodel:\n  cuda_graph_impl: transformer_engine\nEOF\n"
+               "$ python - <<'EOF'\nimport pathlib\np = pathlib.Path('r.py')\n"
+               "p.write_text(p.read_text().replace('cfg.model.cuda_graph_modules = [\"mlp\"]', "
+               "'cfg.model.cuda_graph_modules = [\"attn\"]'))\nEOF\n```\n")
+    ex = extract_config(console)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"] and not ex.unsafe
