@@ -9,6 +9,7 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, era_for, migrations, read_intent
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS, AnswerContext, CheckResult, normalise
+from skill_tools.evaluation.keys import misplaced
 
 
 def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
@@ -175,6 +176,15 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if not any(_checked_key(k) for k in ctx.answer_keys):
         return CheckResult("validates", name, 0.0, "the answer's config sets nothing the CUDA-graph rules check "
                            f"(found: {', '.join(sorted(ctx.answer_keys)[:4])}): nothing to validate")
+    patch = next((f for f in ctx.extraction.findings if f.kind == "patch"), None)
+    if patch is not None:
+        return CheckResult("validates", name, 0.0, f"{patch.message}: the validator cannot see what that changes, "
+                           "so the config is not the one the user would run", patch.evidence, fatal=True)
+    wrong_place = misplaced(ctx.answer_keys)
+    if wrong_place:
+        key, home = wrong_place[0]
+        return CheckResult("validates", name, 0.0, f"sets {key}, a field its section does not have (it is {home}); "
+                           "Bridge refuses the key, so the setting never takes effect", key, fatal=True)
     v = ctx.validation or {"skipped": "not validated"}
     if "skipped" in v:
         return CheckResult("validates", name, None, f"skipped: {v['skipped']}")

@@ -40,8 +40,9 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _snippet,
     screen,
 )
-from skill_tools.evaluation.keys import normalise_keys
+from skill_tools.evaluation.keys import call_env, normalise_keys
 from skill_tools.evaluation.locate import _locate
+from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
@@ -190,6 +191,9 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         if block.role == REJECTED or read_text is None:
             continue
         _read_block(block, read_text, source, findings)
+    code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
+    for what in internal_patches([b.text for b in code]):
+        findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
     for block in blocks:
         _settle(block)
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
@@ -254,6 +258,11 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         return
     where = f"{source}:{block.line}"
     text, kind = block.text, block.kind
+    if kind == "megatron_lm" and block.origin in _PROSE_ORIGINS:
+        text = _named_flags_dropped(text)
+        if not text:
+            block.cfg = into
+            return
     overrides = dotted_overrides(text, kind) or (bare_assignments(text) if kind == "python" else None)
     if overrides is not None:  # {"model.cuda_graph_impl": ...} or cuda_graph_impl = "local": overrides
         text, kind = overrides, "hydra"
@@ -271,7 +280,35 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         line = block.line + (loc.line - 1 if loc is not None and loc.line else 0)
         into.set(key, value, Location(source, line))
     into.env.update(cfg.env)
+    if kind == "python":
+        for name, value in call_env(text).items():
+            into.env.setdefault(name, value)
     if cfg.unparsed:
         into.unparsed.extend(cfg.unparsed)
     block.cfg = into
 
+
+
+def _named_flags_dropped(text: str) -> str:
+    """Prose names an option without its value ("fails with … for --cuda-graph-impl=..."): the
+    mention sets nothing. Megatron-LM's own parser table says which options take a value."""
+    import shlex
+
+    from skill_tools.config.cli_tables import megatron_lm
+    from skill_tools.config.era import DEFAULT_CURRENT
+
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        return text
+    table, out = megatron_lm(DEFAULT_CURRENT), []
+    for i, tok in enumerate(tokens):
+        name, eq, value = tok.partition("=")
+        if tok.startswith("--"):
+            opt = table.option(name)
+            after = tokens[i + 1] if i + 1 < len(tokens) else "--"
+            bare = (not eq and (after.startswith("--") or not after.strip(".…"))) or (eq and not value.strip(".…"))
+            if opt is not None and opt.takes_value and bare:
+                continue
+        out.append(tok)
+    return shlex.join(out) if len(out) != len(tokens) else text

@@ -39,6 +39,7 @@ _ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
 
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
 
+_YAML_LINE = re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w./-]*:(?:\s|$)|^\s*-\s+\S")
 _YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
 
 _DANGER_MODULES = frozenset({"subprocess", "shutil", "socket", "pickle", "marshal", "importlib", "ctypes",
@@ -91,6 +92,9 @@ def _guess_kind(body: str) -> str:
         return "json"
     if _PY_HINT.search(body):
         return "python"
+    lines = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) > 1 and all(_YAML_LINE.match(ln) for ln in lines):
+        return "yaml"  # a manifest whose command line holds --flags is still YAML
     if re.search(r"(^|\s)--[A-Za-z]", body) or re.search(r"^\s*(export\s+)?[A-Z][A-Z0-9_]+=", body, re.M):
         return "shell"
     if all(_HYDRA_TOKEN.match(t) or _FLAT_TOKEN.match(t) for t in body.split()):
@@ -129,6 +133,9 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             tokens = shlex.split(logical, comments=True)
         except ValueError:
             tokens = logical.split()
+        tokens, inner = _shell_command_string(tokens)
+        if inner is not None:  # srun … bash -c "python run_recipe.py model.x=1": the quoted command
+            yield from _shell_blocks(inner, ln, role, origin)
         hydra: list[str] = []
         flags: list[str] = []
         run_script = "run_script.py" in logical
@@ -145,7 +152,7 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             if not in_flags and _ENV_TOKEN.match(tok):
                 env.append(tok)
             elif _HYDRA_TOKEN.match(tok) or (not tok.startswith("-") and _FLAT_TOKEN.match(tok)):
-                hydra.append(tok)
+                hydra.append(tok[:-1] if tok.endswith(",") and not tok.endswith("=,") else tok)  # "k=v," in a list or repr
             elif tok.startswith("--") and len(tok) > 2:
                 in_flags = True
                 flags.append(tok)
@@ -169,6 +176,21 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
         if hydra:
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def _shell_command_string(tokens: list[str]) -> tuple[list[str], str | None]:
+    """``… bash -c "CMD"``: the environment assignments before the shell, and CMD (read as shell
+    text, never run)."""
+    for i in range(1, len(tokens) - 1):
+        opt = tokens[i]
+        if tokens[i - 1].rsplit("/", 1)[-1] in _SHELLS and opt.startswith("-") and not opt.startswith("--") \
+                and opt.endswith("c") and opt[1:].isalpha():
+            launcher = [t for t in tokens[:i - 1] if _ENV_TOKEN.match(t) and not t.startswith("-")]  # srun's own options are not the job's
+            return launcher, tokens[i + 1].replace("&&", "\n").replace(";", "\n")
+    return tokens, None
+
 
 def _shell_variables(tokens: list[str]) -> tuple[list[str], list[str]]:
     """Split ``NAME=value`` tokens into environment variables and shell variables that hold
@@ -261,7 +283,8 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
     (``setattr(getattr(cfg, section), name, value)``, an agent's way to apply a dict of dotted
     overrides): the object is a name, an attribute chain or such a call, and the field name is a
     variable or a string without a leading underscore. Nothing is run either way; these are not
-    an attempt to reach interpreter internals, so the block is read."""
+    an attempt to reach interpreter internals, so the block is read. So is a script's
+    ``if __name__ == "__main__":`` guard."""
     def plain_object(n: ast.AST) -> bool:
         if isinstance(n, ast.Name):
             return not _dunder(n.id) and n.id not in _DANGER_CALLS
@@ -280,7 +303,13 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
                                                 and not field.value.startswith("_"))
         return named and plain_object(call.args[0])
 
-    return {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
+    def main_guard(n: ast.AST) -> bool:  # if __name__ == "__main__": (compared, never called)
+        return (isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id == "__name__"
+                and len(n.comparators) == 1 and isinstance(n.comparators[0], ast.Constant)
+                and n.comparators[0].value == "__main__")
+
+    return ({id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
+            | {id(n.left) for n in ast.walk(tree) if main_guard(n)})
 
 
 def _dunder(name: str) -> bool:

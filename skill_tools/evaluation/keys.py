@@ -141,3 +141,45 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
                 and _a_field_there(key):
             out.set(canonical, value, cfg.locations.get(key))
     return out
+
+
+def misplaced(keys) -> list[tuple[str, str]]:
+    """``(train.cuda_graph_impl, model.cuda_graph_impl)``: a key written under a ConfigContainer
+    section that has no such field while another section has it. Bridge refuses the unknown field
+    (or, in Python, sets an attribute nothing reads), so the setting never reaches its section.
+    ``model.`` is left out: readers place unknown keys there."""
+    from skill_tools.rules.key_checks import section_keys
+
+    sections = section_keys()
+    out = []
+    for key in sorted(keys):
+        section, _, rest = key.partition(".")
+        field_name = rest.split(".", 1)[0]
+        known = sections.get(section)
+        if section == "model" or known is None or not field_name or field_name in known:
+            continue
+        home = next((s for s in sorted(sections) if s != section and field_name in sections[s]), None)
+        if home is not None:
+            out.append((key, f"{home}.{field_name}"))
+    return out
+
+
+def call_env(text: str) -> dict[str, str]:
+    """Environment variables a Python launcher passes as a literal dict keyword
+    (``run.SlurmExecutor(env_vars={"NCCL_GRAPH_REGISTER": "0"})``); parsed with ``ast``, never run."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.keyword) and str(node.arg).lower() in _ENV_PARENTS
+                and isinstance(node.value, ast.Dict)):
+            continue
+        for k, v in zip(node.value.keys, node.value.values):
+            if isinstance(k, ast.Constant) and _ENV_NAME.match(str(k.value)) and isinstance(v, ast.Constant):
+                out[str(k.value)] = str(v.value).lower() if isinstance(v.value, bool) else str(v.value)
+    return out
+

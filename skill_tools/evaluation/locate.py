@@ -6,6 +6,7 @@ run here: :mod:`extract` screens the blocks and hands them to the canonical read
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from typing import Iterator
@@ -22,6 +23,8 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
+from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
@@ -32,7 +35,7 @@ _LANG = {
     "python": "python", "py": "python", "python3": "python", "ipython": "python",
     "yaml": "yaml", "yml": "yaml", "json": "json", "jsonc": "json",
     "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "zsh": "shell",
-    "text": "auto", "txt": "auto", "": "auto", "ini": "shell", "diff": "diff", "patch": "diff",
+    "text": "auto", "txt": "auto", "": "auto", "ini": "sectioned", "toml": "sectioned", "cfg": "sectioned", "diff": "diff", "patch": "diff",
 }
 _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 _PROSE_KV = re.compile(
@@ -65,6 +68,12 @@ def _locate(text: str) -> Iterator[Block]:
     section = Section()  # the era named by the latest heading; which option we are in
     while i < len(lines):
         m = _FENCE.match(lines[i])
+        j = hunk_end(lines, i) if not m and EDIT_RESULT.match(lines[i]) else i + 1  # "⎿  Updated f.yaml …"
+        if j > i + 1:
+            yield from _prose_blocks(lines, prose_start, i + 1, section)
+            yield from section.mark(_fenced_blocks(transcript_hunk(lines[i + 1:j]), "diff", i + 2, SUGGESTED))
+            i = prose_start = j
+            continue
         if not m:
             i += 1
             continue
@@ -73,7 +82,7 @@ def _locate(text: str) -> Iterator[Block]:
         j = i + 1
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
-        body = "\n".join(lines[i + 1:j])
+        body = textwrap.dedent("\n".join(lines[i + 1:j]))  # a fence inside a list item is indented
         pol = _intro(lines, i, body, section.era)
         yield from section.mark(_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role))
         i = j + 1
@@ -93,8 +102,9 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     lead = context[-1].strip() if context else ""
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
-    first = body.lstrip().split("\n", 1)[0] if body.strip() else ""
-    comment = first if first.lstrip().startswith(("#", "//")) else ""
+    heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))
+    comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":")), heads[0] if heads else "")
+    comment = "" if len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":") else comment  # a sentence, not a label
     return intro_polarity(_last_sentence(lead), comment, section_era)
 
 
@@ -106,6 +116,7 @@ def _last_sentence(text: str) -> str:
 def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
     if not body.strip():
         return
+    body = numbered_listing(body)  # grep -n / editor output: "41:    cfg.model.x = 1"
     if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
         for part in _DIFF_FILE.split(body):
             if part.strip():
@@ -121,6 +132,12 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
                 block.diff_new = new_blocks
                 yield block
         return
+    if kind == "sectioned" or (kind == "auto" and looks_sectioned(body)):  # TOML / INI: [model] key = value
+        overrides = sectioned_overrides(body)
+        if overrides:
+            yield Block("hydra", overrides, line, "fenced", role)
+            return
+        kind = "auto"
     if kind == "auto" and _looks_like_diff(body):
         yield from _fenced_blocks(body, "diff", line, role)
         return
@@ -129,10 +146,16 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
+        if kind == "yaml":  # a CI step's `run: |` script holds the launch command
+            for script, at in run_scripts(body):
+                yield from _shell_blocks(script, line + at, role, "fenced")
     elif _DANGER_TEXT.search(body):
         yield Block("shell", body, line, "fenced", role)  # screened and rejected, never split
         return
     else:
+        body, docs = heredocs(body)  # cat > f <<EOF …, python - <<EOF with s.replace(old, new)
+        for side, doc, at in docs:  # (the script is never a block: it is neither config nor run)
+            yield from _fenced_blocks(doc, "auto", line + at, role if side == "new" else COUNTEREXAMPLE)
         yield from _shell_blocks(body, line, role, "fenced")
     if role == SUGGESTED:
         yield from _comment_blocks(body, line)

@@ -25,7 +25,7 @@ def dotted_overrides(text: str, kind: str) -> str | None:
         except (ValueError, RecursionError):
             data = _python_dict(text)  # JSON-like with comments, None/True: a Python dict literal
     elif kind == "python":
-        data = _python_dict(text)
+        data = _python_dict(text) or _python_override_list(text)
     elif kind == "yaml":
         try:
             import yaml
@@ -37,7 +37,7 @@ def dotted_overrides(text: str, kind: str) -> str | None:
         return "\n".join(data)
     if not isinstance(data, dict) or not data or not all(isinstance(k, str) and _DOTTED.match(k) for k in data):
         return None
-    return "\n".join(f"{k}={_render(v)}" for k, v in data.items())
+    return "\n".join(f"{k}={render(v)}" for k, v in data.items())
 
 
 def bare_assignments(text: str) -> str | None:
@@ -56,7 +56,7 @@ def bare_assignments(text: str) -> str | None:
             value = ast.literal_eval(node.value)
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
-        lines.append(f"{node.targets[0].id}={_render(value)}")
+        lines.append(f"{node.targets[0].id}={render(value)}")
     return "\n".join(lines) or None
 
 
@@ -82,13 +82,26 @@ def _python_dict(text: str) -> dict[str, Any] | None:
     return out
 
 
-def _render(value: Any) -> str:
+def _python_override_list(text: str) -> list[str] | None:
+    """``overrides = ["model.use_te_rng_tracker=true", ...]``: list literals of Hydra override strings
+    (an OmegaConf dotlist), in the order they are written."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out = [e.value for node in ast.walk(tree) if isinstance(node, (ast.List, ast.Tuple)) and node.elts
+           and all(isinstance(e, ast.Constant) and isinstance(e.value, str) and _OVERRIDE.match(e.value) for e in node.elts)
+           for e in node.elts]
+    return out or None
+
+
+def render(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_render(v) for v in value) + "]"
+        return "[" + ",".join(render(v) for v in value) + "]"
     if isinstance(value, str):
         return value if re.fullmatch(r"[\w.:+/-]*", value) else json.dumps(value)
     return str(value)

@@ -33,7 +33,9 @@ _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 #: Words before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
-    r"\b(?:don'?t|do not|does not|never|avoid|instead of|rather than|no longer|stop using|replacing|unlike|"
+    r"\b(?:don'?t|do not|does not|never|avoid|"
+    r"(?:cannot|can'?t|can not|must not|mustn'?t|should not|shouldn'?t)\s+(?:\w+ly\s+)?(?:use|set|enable|turn on|pass|keep|add|apply)|"
+    r"replaced|removed|renamed|migrated (?:away )?from|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
     r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
     # the same in the other languages answers come in (German, Chinese)
@@ -41,6 +43,10 @@ _NEG_BEFORE = re.compile(
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
 #: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
 _NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
+#: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), in the
+#: same sentence.
+_NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えない|使わない|使用できません|できません|不可|"
+                            r"不支持|不能用|사용할 수 없|안 됩니다)")
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
@@ -131,17 +137,21 @@ class LinePolarity:
         sentence = self.text[s_lo:s_hi]
         clause = self.text[lo:hi]
         era = era_of(clause) or era_of(sentence) or self.section_era
-        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]):
+        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]) and not self.text[end:hi].strip(" `'\""):
             return Polarity(REJECTED, era, "the old side of an arrow")
         aside = self._aside_opener(start)
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         head = _DOUBLE_NEG.sub(" ", before)
+        if _NEW_SIDE.search(head):
+            return Polarity(RECOMMENDED, era, "the new side of a replacement")
+        if _CAUSE.search(head):
+            return Polarity(DESCRIBED, era, "names the case a reason is about")
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
             (None if head.isascii() else _NEG_CJK.search(head))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
-        m = _NEG_AFTER.search(after)
+        m = _NEG_AFTER.search(after) or (None if after.isascii() else _NEG_AFTER_CJK.search(self.text[end:s_hi]))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
@@ -161,6 +171,10 @@ class LinePolarity:
         return self.text[max(0, i - 80):i]
 
 
+#: "replaced X with Y", "swap X for Y": Y is what the answer now uses.
+_NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0,200}?\s(?:with|by)\s[^;]{0,200}$", re.I)
+#: "because with X the only accepted …": X names the case a reason is about, it is not advice.
+_CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
 #: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
 #: the aside spells out a condition.
 _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+)?(?:for|with|in|on|when)\b"

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, era_of, intro_polarity
 
 # --------------------------------------------------------------------------------------------
 # Markdown tables
@@ -76,11 +76,16 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     first_row = True
     while i < len(lines) and "|" in lines[i] and lines[i].strip():
         row = cells(lines[i])
+        row_era = era_of(row[0]) if row and len(row[0]) <= 40 else None  # | 0.18+ | … |: that era's row
+        if row_era is not None:
+            cols_here = [Polarity(c.role, row_era, c.why) for c in cols]
+        else:
+            cols_here = cols
         if keyed:  # | step | `cfg.model.cuda_graph_modules` | note |: each row one value of that key
             for j, key in keyed.items():
                 cell = row[j] if j < len(row) else ""
                 if cell and _VALUE_CELL.match(cell):
-                    pol = cols[j] if first_row else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
+                    pol = cols_here[j] if first_row or row_era else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
                     out.append(TableCell(f"{key}={cell.strip('`')}", i + 1, pol, True))
             first_row = False
             i += 1
@@ -90,11 +95,11 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
             for j, cell in enumerate(row[1:], 1):
                 if cell and _VALUE_CELL.match(cell) and j < len(cols):
                     value = cell.strip("`")
-                    out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols[j], True))
+                    out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols_here[j], True))
         else:
             for j, cell in enumerate(row):
                 if cell:
-                    out.append(TableCell(cell, i + 1, cols[j] if j < len(cols) else Polarity("suggested"), False))
+                    out.append(TableCell(cell, i + 1, cols_here[j] if j < len(cols) else Polarity("suggested", row_era), False))
         i += 1
     return out, i
 
@@ -127,9 +132,11 @@ _SET_GROUP = re.compile(r"\bset(?:ting)?\s+(?:(?:both|all|the|its|these|those|tw
 #: "with the NaN checks disabled", "the RNG tracker stays on".
 _GROUP_STATE = re.compile(r"(" + _GROUP_ANY + r")\s+(?:(?:is|are|stays?|kept|left|turned|switched)\s+)?"
                           r"(disabled|enabled|off|on)\b", re.I)
-_SWITCH = re.compile(r"\b(?:(turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on)|"
-                     r"(turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)))\b", re.I)
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)")
+#: Switching on / off, also in the other languages answers come in (Chinese has no word boundaries).
+_SWITCH = re.compile(r"((?<!\w)(?:turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on|aktivier(?:e|en))(?!\w)|"
+                     r"开启|打开|启用|再开)|"
+                     r"((?<!\w)(?:turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)|deaktivier(?:e|en))(?!\w)|关闭|关掉|禁用)", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)|[。！？；：]")
 _IMPL_WORD = re.compile(r"(?<![\w.=\"'-])(transformer_engine|full_iteration)(?![\w\"'=])|"
                         r"\b(local)\s+(?:implementation|impl)\b", re.I)
 #: The impl is recommended only where the words recommend it: a verb right before it ("use the

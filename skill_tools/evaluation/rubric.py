@@ -43,11 +43,16 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
 # --------------------------------------------------------------------------------------------
 
 
+#: A concept that is itself a restriction ("not supported", "cannot combine", "incompatible"): a
+#: negation beside it ("不能同时开：… not supported") restates it, it does not contradict it.
+_NEGATIVE_TERM = re.compile(r"(?:not|no|cannot|can'?t|never|incompatible|unsupported|without|mutually exclusive)\b", re.I)
+
+
 def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
     affirmed = hits if spec.get("negated_ok") else [(p, syn) for p, syn in hits
-                                                     if ctx.polarity(p, len(syn)).role != REJECTED]
+                                                     if _NEGATIVE_TERM.match(syn) or ctx.polarity(p, len(syn)).role != REJECTED]
     required_all = spec.get("all", [])
     missing_all = [s for s in required_all if not find_mentions(ctx, [s])]
     if affirmed and not missing_all:

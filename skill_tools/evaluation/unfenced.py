@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-_YAML_KEY = re.compile(r"^\s*[A-Za-z_][\w.-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
+_YAML_KEY = re.compile(r"^\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
                        r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
 _JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
@@ -25,17 +25,23 @@ _SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]
 _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\.[\w.\[\]'\"]+\s*[+]?=\s*\S.*|"
                      r"(?:from|import)\s+\w[\w.]*.*|def\s+\w+\(.*\)\s*(?:->\s*[\w\[\], .]+)?:\s*|return\b.*|"
                      r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*\{\s*[\"'].*\}\s*(?:#.*)?|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
-                     r"[)\]}]+\s*,?\s*)$")
+                     r"[)\]}]+\s*,?\s*|\w+\s*=\s*[A-Za-z_][\w.]*\(.*|[A-Za-z_][\w.]*\(.*\)\s*|"
+                     r"\"[^\"]*\",?\s*(?:#.*)?|'[^']*',?\s*(?:#.*)?|"
+                     r"if\s+__name__\s*==\s*[\"']__main__[\"']\s*:)$")
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
-_COMMENT = re.compile(r"^\s*(?:#|//)")
+_COMMENT = re.compile(r"^\s*(?:#|//|;)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 
+_SECTION = re.compile(r"^\s*\[[A-Za-z_][\w.]*\]\s*(?:[#;].*)?$|^\s*[A-Za-z_][\w.]*\s+=\s+[^\s;#]+\s*(?:[#;].*)?$")
+_INI_COMMENT = re.compile(r"^\s*;")
+
+
 def code_like(line: str) -> bool:
-    return bool(_YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+    return bool(_SECTION.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
 
 
