@@ -54,7 +54,8 @@ def _inputs(command: str):
     return st.one_of(_encoded(own), _encoded(own), _encoded(own), H.encoded_files(), special)
 
 
-def run_command(command: str, examples: int, seed: int, budget_s: float = float("inf")) -> dict:
+def run_command(command: str, examples: int, seed: int, budget_s: float = float("inf"),
+                keep: Path | None = None) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix=f"skill-tools-hostile-{command}-"))
     counts: collections.Counter = collections.Counter()
     crashes: dict[str, dict] = {}
@@ -82,6 +83,9 @@ def run_command(command: str, examples: int, seed: int, budget_s: float = float(
             key = _signature(str(exc), path)
             if key not in crashes:
                 crashes[key] = {"message": str(exc)[:400].replace(str(folder), "<scratch>"), "input_head": shown}
+                if keep is not None and case[0] != "special":  # the whole input, to reproduce it by hand
+                    keep.mkdir(parents=True, exist_ok=True)
+                    (keep / f"{command}-{len(crashes)}{case[1]}").write_bytes(case[0])
             return
         counts[f"exit_{o.rc}"] += 1
         if o.seconds > slowest["seconds"]:
@@ -121,11 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="commands run at once (processes)")
     ap.add_argument("--budget-s", type=float, default=float("inf"), help="stop each command after this many seconds")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--keep-crashes", type=Path, help="write the whole input of each crash signature into this folder")
     args = ap.parse_args(argv)
     names = args.only.split(",") if args.only else list(H.command_lines("x", Path(".")))
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = list(pool.map(run_command, names, [args.examples] * len(names), [args.seed] * len(names),
-                             [args.budget_s] * len(names)))
+                             [args.budget_s] * len(names), [args.keep_crashes] * len(names)))
     for row in rows:
         print(f"{row['command']:15s} {row['inputs']:6d} inputs  {row['counts']}  signatures {row['crash_signatures']}  "
               f"over 10 s {len(row['over_10_s'])}  over 1 GiB {len(row['over_1_gib'])}  "

@@ -31,21 +31,21 @@ def identify(head: str, name: str) -> str | None:
         try:
             json.loads(text)
             return "a JSON document, not a training log"
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python's stack: read on
             pass
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     yaml_like = sum(1 for ln in lines if _YAML_LINE.match(ln))
     if name.endswith((".yaml", ".yml")) or (lines and yaml_like >= 0.6 * len(lines)):
         try:
             doc = yaml.safe_load(text)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             doc = None
         if isinstance(doc, (dict, list)):
             return "a YAML document (a config?), not a training log: `skill-tools validate` reads configs"
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # MemoryError: CPython's "parser
+        return None  # stack overflowed" on deeply nested brackets, raised before any allocation is large
     if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) for n in tree.body):
         return "Python source, not a training log: paste what it printed instead"
     return None

@@ -88,3 +88,15 @@ def test_a_document_quoting_error_messages_is_refused_not_read(capsys):
     rc = main(["logs", str(REPO / "skill_tools" / "logs" / "parse.py")])
     err = capsys.readouterr().err
     assert rc == 2 and "Python source" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, "h" + "{" * 100_000, "x = " + "(" * 100_000],
+                         ids=["json-array", "python-braces", "python-parens"])
+def test_text_nested_deeper_than_pythons_parsers_is_read_not_a_crash(capsys, tmp_path, text):
+    """json.loads raises RecursionError and ast.parse MemoryError ("parser stack overflowed") on such
+    nesting (found by benchmarks/bench_fuzz_hostile.py, seed 33): the text is read as plain text."""
+    log = tmp_path / "nested.log"
+    log.write_text(text)
+    rc, out = _run(capsys, str(log))
+    _validate(out)
+    assert rc == 0 and out["format"] == "plain-text"
