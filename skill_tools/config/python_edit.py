@@ -19,11 +19,11 @@ change that way (a graph key set by tuple unpacking or a chained assignment) is 
 from __future__ import annotations
 
 import ast
-import warnings
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from skill_tools.config import pysource
 from skill_tools.config.model import REMOVE, SECTIONS
 from skill_tools.config.read_python import MODEL_CALL, attr_chain, python_key
 from skill_tools.errors import InputError
@@ -87,9 +87,7 @@ def edit_python(text: str, changes: Mapping[str, Any], source: str = "<python>")
 
 def _parse(text: str, source: str, after_edit: bool = False) -> ast.Module:
     try:
-        with warnings.catch_warnings():  # an odd escape in a string is the recipe's business, not a warning here
-            warnings.simplefilter("ignore", SyntaxWarning)
-            return ast.parse(text, filename=source)
+        return pysource.parse(text, source)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         if after_edit:
             raise InputError(source, "cannot edit this recipe in place (the edit would not parse)",

@@ -5,11 +5,10 @@ assignments (containers and model objects under their usual names) and ``Transfo
 from __future__ import annotations
 
 import ast
-import warnings
 import re
 from typing import Any, Iterable
 
-from skill_tools.config import limits
+from skill_tools.config import limits, pysource
 from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
 from skill_tools.errors import InputError
 
@@ -22,9 +21,7 @@ MODEL_CALL = re.compile(r"(TransformerConfig|ModelProvider|Provider\w*|ModelConf
 
 def read_python(text: str, source: str) -> CanonicalConfig:
     try:
-        with warnings.catch_warnings():  # an odd escape in a string is the recipe's business, not a warning here
-            warnings.simplefilter("ignore", SyntaxWarning)
-            tree = ast.parse(text, filename=source)
+        tree = pysource.parse(text, source)
     except SyntaxError as exc:
         raise InputError(source, f"Python syntax error: {exc.msg}", line=exc.lineno,
                          hint="the snippet is parsed, never executed; fix the syntax") from None

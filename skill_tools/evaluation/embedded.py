@@ -10,6 +10,8 @@ import re
 import textwrap
 from typing import Iterator
 
+from skill_tools.config import pysource
+
 #: A coding agent's edit result line (Claude Code): the indented hunk below it is the change it made.
 EDIT_RESULT = re.compile(r"^\s*⎿\s+(?:Updated|Added|Wrote|Edited|Modified)\b")
 
@@ -115,7 +117,7 @@ def _replacements(code: str) -> list[tuple[str, str]]:
     import ast
 
     try:
-        tree = ast.parse(code)
+        tree = pysource.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     return [(n.args[0].value, n.args[1].value) for n in ast.walk(tree)

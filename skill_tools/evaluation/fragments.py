@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from skill_tools.config import limits
+from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 
 MAX_ANSWER_CHARS = 100_000
@@ -251,7 +252,7 @@ def screen(block: Block) -> Finding | None:
 
 def _screen_python(block: Block) -> Finding | None:
     try:
-        tree = ast.parse(block.text)
+        tree = pysource.parse(block.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # the reader reports the syntax problem as a parse finding
     benign = _plain_attribute_calls(tree)

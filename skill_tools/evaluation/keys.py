@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from skill_tools.config import pysource
 from skill_tools.config.model import SECTIONS, CanonicalConfig
 
 #: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
@@ -170,7 +171,7 @@ def call_env(text: str) -> dict[str, str]:
     import ast
 
     try:
-        tree = ast.parse(text)
+        tree = pysource.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     out: dict[str, str] = {}

@@ -11,6 +11,7 @@ import re
 import textwrap
 from typing import Iterator
 
+from skill_tools.config import pysource
 from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import (
     COUNTEREXAMPLE,
@@ -194,7 +195,7 @@ def _python_literal_code(body: str) -> bool:
     if code and all(_OVERRIDE_LINE.match(ln) for ln in code):
         return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
     try:
-        tree = ast.parse(body)
+        tree = pysource.parse(body)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return any(isinstance(n, (ast.Assign, ast.Dict)) for n in ast.walk(tree))

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from skill_tools.config import pysource
+
 _DOTTED = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+$")
 _OVERRIDE = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
@@ -44,7 +46,7 @@ def bare_assignments(text: str) -> str | None:
     """``cuda_graph_impl = "local"`` (names, not ``cfg.`` attributes) as Hydra overrides, when every
     statement is such an assignment of a literal."""
     try:
-        tree = ast.parse(text)
+        tree = pysource.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = []
@@ -65,7 +67,7 @@ def _python_dict(text: str) -> dict[str, Any] | None:
     in the order they are written: ``recipe_1 = {...}`` then ``recipe_2 = {...}`` are read like the
     files of a multi-file diff, the later one laid over the earlier."""
     try:
-        tree = ast.parse(text)
+        tree = pysource.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     dicts = [node for node in ast.walk(tree) if isinstance(node, ast.Dict) and node.keys and all(
@@ -86,7 +88,7 @@ def _python_override_list(text: str) -> list[str] | None:
     """``overrides = ["model.use_te_rng_tracker=true", ...]``: list literals of Hydra override strings
     (an OmegaConf dotlist), in the order they are written."""
     try:
-        tree = ast.parse(text)
+        tree = pysource.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out = [e.value for node in ast.walk(tree) if isinstance(node, (ast.List, ast.Tuple)) and node.elts

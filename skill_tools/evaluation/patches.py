@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from skill_tools.config import pysource
+
 _UPSTREAM = ("megatron", "transformer_engine", "torch", "apex")
 
 
@@ -18,7 +20,7 @@ def internal_patches(texts: list[str]) -> list[str]:
     trees = []
     for text in texts:
         try:
-            trees.append(ast.parse(text))
+            trees.append(pysource.parse(text))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     tree = ast.Module(body=[n for t in trees for n in t.body], type_ignores=[])

@@ -14,6 +14,8 @@ import re
 
 import yaml
 
+from skill_tools.config import pysource
+
 HEAD_CHARS = 1 << 18  # how much of the text the checks look at
 #: file names checked even when lines in them matched a signature (a catalog quoting error messages)
 DOCUMENT_SUFFIXES = (".yaml", ".yml", ".json", ".ipynb", ".py")
@@ -43,7 +45,7 @@ def identify(head: str, name: str) -> str | None:
         if isinstance(doc, (dict, list)):
             return "a YAML document (a config?), not a training log: `skill-tools validate` reads configs"
     try:
-        tree = ast.parse(text)
+        tree = pysource.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # MemoryError: CPython's "parser
         return None  # stack overflowed" on deeply nested brackets, raised before any allocation is large
     if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) for n in tree.body):

@@ -14,6 +14,7 @@ import re
 from importlib import resources
 from typing import Any
 
+from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig, Location
 
 _SUFFIX = re.compile(r"_(pretrain|sft|peft|finetune)_config$")
@@ -63,8 +64,8 @@ def recipe_named_in(cfg: CanonicalConfig, text: str | None) -> str | None:
         return normalise(name)
     if cfg.fmt == "python" and text:
         try:
-            tree = ast.parse(text)
-        except SyntaxError:
+            tree = pysource.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):

@@ -100,3 +100,17 @@ def test_text_nested_deeper_than_pythons_parsers_is_read_not_a_crash(capsys, tmp
     rc, out = _run(capsys, str(log))
     _validate(out)
     assert rc == 0 and out["format"] == "plain-text"
+
+
+def test_python_like_text_with_odd_literals_prints_no_python_warning(tmp_path):
+    """ast.parse warns on stderr about "0xfffis" (a number glued to a keyword; found by the seed-34 fuzz run); text read
+    as a possible Python source is parsed quietly (skill_tools.config.pysource). A subprocess: pytest
+    itself would catch the warning."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "odd.log"
+    log.write_text("hello\nthis 0x" + "f" * 300 + "is not a training log\n")
+    out = subprocess.run([sys.executable, "-m", "skill_tools", "logs", str(log), "--json"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "Warning" not in out.stderr, out.stderr
