@@ -1,16 +1,21 @@
 """Sectioned ``key = value`` configs: TOML and INI files (``[model]`` then ``cuda_graph_impl = "local"``).
 
-Read by the standard library's own parsers (``tomllib``; ``configparser`` for INI, whose values are
-then read as YAML scalars/lists: ``true``, ``["attn"]``, ``local``) and rewritten as the Hydra
-overrides they mean (``model.cuda_graph_impl=local``). Nothing is executed.
+Read by the standard library's own parsers (``tomllib`` from Python 3.11; ``configparser`` for INI,
+and for TOML on Python 3.10; its values are then read as YAML scalars/lists: ``true``, ``["attn"]``,
+``local``) and rewritten as the Hydra overrides they mean (``model.cuda_graph_impl=local``). Nothing
+is executed.
 """
 
 from __future__ import annotations
 
 import configparser
 import re
-import tomllib
 from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (supported) has no TOML reader: INI's reader takes the same lines
+    tomllib = None  # type: ignore[assignment]
 
 from skill_tools.evaluation.overrides_dict import render
 
@@ -32,10 +37,13 @@ def looks_sectioned(body: str) -> bool:
 def sectioned_overrides(body: str) -> str | None:
     """Hydra override lines for a TOML or INI body, else None."""
     flat: dict[str, Any] = {}
-    try:
-        _flatten(tomllib.loads(body), "", flat)
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+    if tomllib is None:
         flat = _ini(body)
+    else:
+        try:
+            _flatten(tomllib.loads(body), "", flat)
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+            flat = _ini(body)
     if not flat:
         return None
     return "\n".join(f"{k}={render(v)}" for k, v in flat.items())
