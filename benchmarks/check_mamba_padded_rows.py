@@ -40,6 +40,19 @@ def _max_abs(a, b) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+def _verdict(state0, padded_state, alone_state, y_pad, y_alone, n: int, untouched: list[int]) -> dict[str, Any]:
+    """One kernel's step with padded rows against the same real rows alone (both from ``state0``)."""
+    return {
+        "untouched_slots_unchanged": bool(torch.equal(padded_state[untouched], state0[untouched])),
+        "padded_rows_output_zero": bool((y_pad[n:] == 0).all()),
+        "real_rows_equal_without_padding": bool(torch.equal(y_pad[:n], y_alone)),
+        "real_states_equal_without_padding": bool(torch.equal(padded_state, alone_state)),
+        "real_states_advanced": bool(not torch.equal(padded_state[REAL], state0[REAL])),
+        "real_rows_max_abs_diff": _max_abs(y_pad[:n], y_alone),
+        "real_states_max_abs_diff": _max_abs(padded_state, alone_state),
+    }
+
+
 def _rows(real: list[int], padded: int) -> torch.Tensor:
     return torch.tensor(real + [-1] * padded, dtype=torch.int64, device="cuda")
 
@@ -63,15 +76,7 @@ def check_kernels(seed: int = 0) -> dict[str, Any]:
     y_pad = causal_conv1d_update(x, padded_state, w, b, "silu", _rows(REAL, pad))
     y_alone = causal_conv1d_update(x[:n].contiguous(), alone_state, w, b, "silu", _rows(REAL, 0))
     torch.cuda.synchronize()
-    out["conv"] = {
-        "untouched_slots_unchanged": bool(torch.equal(padded_state[untouched], state0[untouched])),
-        "padded_rows_output_zero": bool((y_pad[n:] == 0).all()),
-        "real_rows_equal_without_padding": bool(torch.equal(y_pad[:n], y_alone)),
-        "real_states_equal_without_padding": bool(torch.equal(padded_state, alone_state)),
-        "real_states_advanced": bool(not torch.equal(padded_state[REAL], state0[REAL])),
-        "real_rows_max_abs_diff": _max_abs(y_pad[:n], y_alone),
-        "real_states_max_abs_diff": _max_abs(padded_state, alone_state),
-    }
+    out["conv"] = _verdict(state0, padded_state, alone_state, y_pad, y_alone, n, untouched)
 
     # SSM: state [slots, heads, head_dim, d_state] fp32, the mixer's decode shapes (b, s, h, p)
     heads, hd, ds, groups = 16, 32, 64, 8
@@ -90,15 +95,7 @@ def check_kernels(seed: int = 0) -> dict[str, Any]:
     o_alone = selective_state_update(sa, xs[:n].contiguous(), dt[:n], A, B[:n].contiguous(), C[:n].contiguous(),
                                      state_batch_indices=_rows(REAL, 0), **kw)
     torch.cuda.synchronize()
-    out["ssm"] = {
-        "untouched_slots_unchanged": bool(torch.equal(sp[untouched], s0[untouched])),
-        "padded_rows_output_zero": bool((o_pad[n:] == 0).all()),
-        "real_rows_equal_without_padding": bool(torch.equal(o_pad[:n], o_alone)),
-        "real_states_equal_without_padding": bool(torch.equal(sp, sa)),
-        "real_states_advanced": bool(not torch.equal(sp[REAL], s0[REAL])),
-        "real_rows_max_abs_diff": _max_abs(o_pad[:n], o_alone),
-        "real_states_max_abs_diff": _max_abs(sp, sa),
-    }
+    out["ssm"] = _verdict(s0, sp, sa, o_pad, o_alone, n, untouched)
     # Safety: padding moves no other request's state and writes nothing for padded rows. Bitwise
     # equality of the real rows with and without padding is recorded beside it (a kernel may pick
     # another launch configuration for another batch size), not required.

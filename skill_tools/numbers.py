@@ -6,6 +6,16 @@ text), passed as ``missing``.
 
 from __future__ import annotations
 
+from typing import Any
+
+
+def as_number(x: Any) -> float | None:
+    """``x`` as a float when it is a number (an int or float, not a bool), else None: a config or
+    results value that is a string where a number belongs is its own check's finding, not a number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x)
+
 
 def fmt(x: float | None, digits: int = 2, *, missing: str = "—") -> str:
     """``x`` with ``digits`` decimals, or ``missing``."""

@@ -50,7 +50,7 @@ class Sidecar:
     memory: dict[str, float] | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     kernel_ms_per_step: float | None = None
-    #: engine megatron-lm: host ms per part of train_step over the profiled steps (headroom report).
+    #: engine megatron-lm: host ms per part of train_step over the measured steps (headroom report).
     headroom: dict[str, Any] | None = None
     wall_s: float | None = None
     #: engine bridge: Bridge's graph settings after the overrides and after pretrain.

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from skill_tools.numbers import fmt, fmt_ci
+from skill_tools.numbers import as_number, fmt, fmt_ci
 from skill_tools.package.card_results import (
     _NO_RESULTS,
     KINDS,
     ResultsFile,
-    as_number,
     ci_of,
     modules_of,
     variant_status,

@@ -16,6 +16,7 @@ from typing import Any
 from skill_tools.errors import InputError
 from skill_tools.harness.inference.results import is_same_shape_control
 from skill_tools.harness.results import LOSS_TOLERANCE, is_baseline
+from skill_tools.numbers import as_number
 
 RESULTS_DIR = "benchmarks/results"
 KINDS = ("training", "inference")
@@ -140,12 +141,6 @@ def load_results(root: Path) -> tuple[list[ResultsFile], list[dict[str, str]]]:
 # --------------------------------------------------------------------------------------------
 # small formatting helpers
 # --------------------------------------------------------------------------------------------
-
-
-def as_number(x: Any) -> float | None:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return None
-    return float(x)
 
 
 def rounded(x: Any, nd: int = 3) -> float | None:

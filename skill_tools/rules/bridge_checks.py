@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 from skill_tools.config.model import as_name_list
 from skill_tools.config.era import GraphIntent, intent_values
+from skill_tools.numbers import as_number
 from skill_tools.rules.context import Ctx
 
 
@@ -129,7 +130,7 @@ def gtp_graphs_node_priority(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if ctx.frontend != "megatron_lm" or not ctx.era.since("0.19") or not ctx.intent.enabled or ctx.sim.stopped:
         return
     m = ctx.model
-    gtp = any(isinstance(m.get(k), (int, float)) and m.get(k) > 1  # a non-number is argparse's refusal, not ours
+    gtp = any((as_number(m.get(k)) or 0) > 1  # a non-number is argparse's refusal, not ours
               for k in ("gtp_weight_remat_size", "tensor_parallel_num_weight_shards",
                         "expert_tensor_parallel_num_weight_shards"))
     if gtp and ctx.env.get("CUDA_GRAPHS_USE_NODE_PRIORITY") != "1":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from skill_tools.config.era import GraphIntent, intent_values
+from skill_tools.numbers import as_number
 from skill_tools.rules.context import IMPL_ALIASES, SCOPE_ALIASES, Ctx, did_you_mean, suggest
 
 
@@ -280,14 +281,9 @@ def offload_moe_scope(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"fix": ctx.set_modules([m for m in ctx.sim.modules if m != "moe"] or ["attn"])}
 
 
-def _number(v: Any) -> float | None:
-    """A config value that is a number (a string or bool is not: its own type check reports it)."""
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
 def offload_warmup(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
-    warmup = _number(ctx.model.get("cuda_graph_warmup_steps", 3))
+    warmup = as_number(ctx.model.get("cuda_graph_warmup_steps", 3))
     if mods is not None and warmup is not None and warmup <= 0:
         yield {"value": ctx.model.get("cuda_graph_warmup_steps"), "fix": {"model.cuda_graph_warmup_steps": 3}}
 
@@ -296,7 +292,7 @@ def offload_full_iteration_inflight(ctx: Ctx) -> Iterator[dict[str, Any]]:
     mods = _offload(ctx)
     if mods is not None and ctx.sim.impl == "full_iteration":
         v = ctx.model.get("fine_grained_offloading_max_inflight_offloads")
-        if v is None or (_number(v) is not None and v < 0):
+        if v is None or (as_number(v) is not None and v < 0):
             yield {"fix": {"model.fine_grained_offloading_max_inflight_offloads": 1}}
 
 

@@ -78,3 +78,18 @@ def test_records_across_the_gpu_boundary_carry_their_schema_version(tmp_path):
         read_sidecar(path)
     path.write_text("not json")
     assert read_sidecar(path) is None
+
+
+def test_a_loop_setting_is_refused_by_an_engine_without_a_loop():
+    """manual GC would be silently ignored by the proxy: refused before GPU time; the loop engines
+    render it in their own spelling."""
+    from skill_tools.harness.engines.bridge import cli as bridge_cli
+
+    with pytest.raises(InputError, match="manual GC is a setting of a training loop"):
+        bench.plan(bench.BenchRequest(engine="proxy", variants=("full_iteration+optimizer+manual-gc",),
+                                      mcore_version="0.19.2"))
+    spec = bench.plan(bench.BenchRequest(engine="bridge", variants=("full_iteration+optimizer+manual-gc",),
+                                         mcore_version="0.19.2")).specs[-1]
+    assert spec.name == "full_iteration+optimizer+manual-gc"
+    overrides = bridge_cli.graph_overrides(spec, resolve_era("0.19.2"))
+    assert {"train.manual_gc=true", "train.manual_gc_interval=100", "optimizer.optimizer_cuda_graph=true"} <= set(overrides)

@@ -113,3 +113,21 @@ def test_syncs_go_to_the_innermost_range_and_a_cuda_only_profile_totals_them():
                                                       _event("cudaMemcpy", 2_000, 2_250)])
     assert sync_ms_by_range(cuda_only) == {"all ranges": 1.25}
     assert sync_ms_by_range(types.SimpleNamespace(events=lambda: [])) == {}
+
+
+def test_the_report_is_made_once_when_the_sidecar_is_written(tmp_path, monkeypatch):
+    """No report work on the timed steps: the sidecar writer asks the headroom for it at exit."""
+    import json
+
+    from skill_tools.harness.engines import observe
+
+    monkeypatch.setattr(observe, "_STATE", {**observe._STATE, "substitutions": []})
+    h = Headroom()
+    h.iteration_start(True)
+    h.ms["train_step"] += 4.0
+    h.iteration_start(False)
+    observe._STATE["_headroom"] = h
+    observe._write_sidecar(tmp_path / "s.json")
+    side = json.loads((tmp_path / "s.json").read_text())
+    assert side["headroom"]["steps"] == 1 and side["headroom"]["host_ms_per_step"]["train_step"] == 4.0
+    assert "_headroom" not in observe._STATE

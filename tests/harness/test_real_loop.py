@@ -27,8 +27,8 @@ REAL_RUNS = sorted([*RESULTS.glob("2026-12-03-training-megatron-lm-*.json"),
 CURRENT = resolve_era("0.19.2")
 LEGACY = resolve_era("0.16.1")
 
-VARIANTS = [("dense", n) for n in ("eager", "full_iteration", "full_iteration+optimizer", "local", "te:layer",
-                                   "te:attn+mlp")] + [
+VARIANTS = [("dense", n) for n in ("eager", "full_iteration", "full_iteration+optimizer",
+                                   "full_iteration+optimizer+manual-gc", "local", "te:layer", "te:attn+mlp")] + [
     ("moe", "te:attn+moe_router+moe_preprocess"), ("moe", "full_iteration"), ("moe_droppad", "te:moe")]
 
 
@@ -46,12 +46,13 @@ def test_every_variant_is_accepted_by_megatron_lms_parser(real_mlm, workload, na
     assert args.cuda_graph_impl == spec.impl
     assert [m.name if hasattr(m, "name") else m for m in (args.cuda_graph_modules or [])] == list(spec.modules)
     assert args.optimizer_cuda_graph == spec.optimizer_graph
+    assert args.manual_gc == spec.manual_gc and (not spec.manual_gc or args.manual_gc_interval == 100)
     if spec.impl != "none":
         assert args.te_rng_tracker  # SKILL.md's flags, as users copy them
 
 
-@pytest.mark.parametrize("name", ["eager", "full_iteration", "full_iteration+optimizer", "local", "te:layer",
-                                  "te:attn+mlp"])
+@pytest.mark.parametrize("name", ["eager", "full_iteration", "full_iteration+optimizer",
+                                  "full_iteration+optimizer+manual-gc", "local", "te:layer", "te:attn+mlp"])
 def test_dense_variants_pass_megatron_lms_full_validation(real_mlm, monkeypatch, name):
     """parse_and_validate_args: every assert Megatron-LM applies before it builds the model."""
     args, _ = validated_megatron_lm_args(monkeypatch, _flags("dense", name))

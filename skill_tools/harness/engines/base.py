@@ -68,9 +68,15 @@ class Engine:
         return config_of(spec, era)
 
     def refuse_illegal(self, specs: list[VariantSpec], user_cfg: CanonicalConfig | None, era: Era) -> None:
-        """InputError (exit 2, no GPU time) when the validator finds an error in what would run."""
+        """InputError (exit 2, no GPU time) when the validator finds an error in what would run, or
+        a variant sets the training loop (manual GC) of an engine that runs no framework loop."""
         from skill_tools.harness.spec import refuse_illegal
 
+        loop = [s.name for s in specs if s.manual_gc]
+        if loop and not self.runs_user_loop:
+            raise InputError("--variants", f"{', '.join(loop)}: manual GC is a setting of a training loop, and "
+                             f"the {self.name} engine has none", hint="use an engine that runs the framework's "
+                             "own loop (--engine megatron-lm or --engine bridge)")
         refuse_illegal(specs, user_cfg, era, config=lambda s: self.as_run(s, era))
 
     def layout_problem(self, spec: VariantSpec) -> tuple[str, str] | None:

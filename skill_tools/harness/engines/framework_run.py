@@ -11,8 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skill_tools.config.model import CanonicalConfig
 from skill_tools.harness.records import Sidecar
 from skill_tools.harness.spec import VariantSpec
+
+#: Steps between Python's garbage collections under a ``manual_gc`` variant (Megatron-LM's
+#: ``--manual-gc-interval``, Bridge's ``train.manual_gc_interval``).
+MANUAL_GC_INTERVAL = 100
+
+
+def set_loop_settings(spec: VariantSpec, cfg: CanonicalConfig) -> None:
+    """The variant's settings of the training loop around the graphs (the optimizer graph, manual
+    GC), in the canonical keys both frameworks read; each engine renders them its own way."""
+    if spec.optimizer_graph:
+        cfg.set("optimizer.optimizer_cuda_graph", True)
+    if spec.manual_gc:
+        cfg.set("train.manual_gc", True)
+        cfg.set("train.manual_gc_interval", MANUAL_GC_INTERVAL)
 
 
 def train_iters(spec: VariantSpec) -> int:

@@ -52,6 +52,8 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
     orig = training.train_step
     events: list[tuple[torch.cuda.Event, torch.cuda.Event, int, int]] = []
     _STATE["_events"] = events
+    if headroom is not None:  # reported once, when the sidecar is written: no work on the timed steps
+        _STATE["_headroom"] = headroom
     busy: list[float] = []
 
     def train_step(*args, **kwargs):
@@ -77,8 +79,6 @@ def wrap_train_step(training, profile_from: int | None, profile_steps: int, head
                 headroom.profiled(prof)
             _STATE["kernel_ms_per_step"] = round(sum(busy) / len(busy), 5)
         events.append((start, end, GraphCounter.replays - replays, GraphCounter.captures - captures))
-        if headroom is not None and headroom.steps:
-            _STATE["headroom"] = headroom.report()
         return out
 
     training.train_step = train_step
@@ -131,6 +131,9 @@ def versions() -> dict[str, Any]:
 
 def _write_sidecar(path: Path) -> None:
     events = _STATE.pop("_events", [])
+    headroom = _STATE.pop("_headroom", None)
+    if headroom is not None and headroom.steps:
+        _STATE["headroom"] = headroom.report()
     try:
         torch.cuda.synchronize()
         _STATE["iterations"] = [{"cuda_ms": round(s.elapsed_time(e), 5), "replays": r, "captures": c}

@@ -29,7 +29,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.config.render import render
 from skill_tools.errors import InputError
 from skill_tools.harness.engines.framework_run import (data_parallel, first_measured, record_from_log, run_files,
-                                                       train_iters, trial_record)
+                                                       set_loop_settings, train_iters, trial_record)
 from skill_tools.harness.isolation import run_isolated, torchrun_command
 from skill_tools.harness.records import Sidecar, read_sidecar
 from skill_tools.harness.runner import WORKER_ENV
@@ -97,11 +97,7 @@ def graph_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
         cfg.set("model.cuda_graph_impl", "local")
         cfg.unset("model.cuda_graph_modules")
         cfg.set("model.cuda_graph_scope", ["full_iteration"])
-    if spec.optimizer_graph:
-        cfg.set("optimizer.optimizer_cuda_graph", True)
-    if spec.manual_gc:
-        cfg.set("train.manual_gc", True)
-        cfg.set("train.manual_gc_interval", 100)
+    set_loop_settings(spec, cfg)
     return cfg
 
 

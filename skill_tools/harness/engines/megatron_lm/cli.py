@@ -25,7 +25,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.config.render import render
 from skill_tools.errors import InputError
 from skill_tools.harness.engines.framework_run import (data_parallel, first_measured, record_from_log, run_files,
-                                                       train_iters, trial_record)
+                                                       set_loop_settings, train_iters, trial_record)
 from skill_tools.harness.isolation import run_isolated, torchrun_command
 from skill_tools.harness.records import read_sidecar
 from skill_tools.harness.runner import WORKER_ENV
@@ -172,11 +172,7 @@ def graph_config(spec: VariantSpec, era: Era) -> CanonicalConfig:
             if value is not None and not (key.startswith("model.cuda_graph") and value == []):
                 cfg.set(key, value)
         cfg.unset("model.use_te_rng_tracker")  # Bridge's spelling; Megatron-LM reads rng.te_rng_tracker
-    if spec.optimizer_graph:
-        cfg.set("optimizer.optimizer_cuda_graph", True)
-    if spec.manual_gc:
-        cfg.set("train.manual_gc", True)
-        cfg.set("train.manual_gc_interval", 100)
+    set_loop_settings(spec, cfg)
     return cfg
 
 

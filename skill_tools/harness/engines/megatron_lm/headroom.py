@@ -135,10 +135,27 @@ class Headroom:
                 "remedies": {k: REMEDIES[k] for k in per if k in REMEDIES}}
 
 
+_OPT = "megatron.core.optimizer.optimizer"
+#: (module, class, method, range) of the framework methods timed inside ``train_step``.
+METHOD_RANGES: tuple[tuple[str, str, str, str], ...] = (
+    *((_OPT, cls, meth, name) for cls in ("MixedPrecisionOptimizer", "FP32Optimizer", "ChainedOptimizer")
+      for meth, name in (("step", "optimizer.step"), ("prepare_grads", "optimizer.prepare_grads"),
+                         ("clip_grad_norm", "optimizer.grad_norm_clip"))),
+    *((_OPT, cls, "zero_grad", "zero_grad")
+      for cls in ("MixedPrecisionOptimizer", "Float16OptimizerWithFloat16Params", "FP32Optimizer", "ChainedOptimizer")),
+    ("megatron.core.optimizer.distrib_optimizer", "DistributedOptimizer", "zero_grad", "zero_grad"),
+    ("megatron.core.distributed.distributed_data_parallel", "DistributedDataParallel", "zero_grad_buffer", "zero_grad"),
+    ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_run_forward_backward", "rerun_state_machine"),
+    ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_checkpoint_and_exit", "rerun_state_machine"),
+    ("megatron.core.optimizer_param_scheduler", "OptimizerParamScheduler", "step", "lr_scheduler"),
+)
+
+
 def install(training: Any, headroom: Headroom) -> None:
     """Wrap Megatron-LM's ``train_step``/``training_log`` (module attributes ``train()`` looks up at
-    call time), the forward-backward function ``train_step`` is given, and the optimizer methods."""
-    from megatron.core.optimizer import optimizer as opt
+    call time), the forward-backward function ``train_step`` is given, its model-parallel stat
+    reductions, and the framework methods of :data:`METHOD_RANGES` that exist in this version."""
+    import importlib
 
     orig_step = training.train_step
 
@@ -152,42 +169,16 @@ def install(training: Any, headroom: Headroom) -> None:
 
     headroom.patched.append((training, "train_step", orig_step))
     training.train_step = train_step
-    if hasattr(training, "training_log"):
-        headroom.wrap(training, "training_log", "training_log")
-    for cls in (getattr(opt, n, None) for n in ("MixedPrecisionOptimizer", "FP32Optimizer", "ChainedOptimizer")):
-        if cls is None:
-            continue
-        for meth, name in (("step", "optimizer.step"), ("prepare_grads", "optimizer.prepare_grads"),
-                           ("clip_grad_norm", "optimizer.grad_norm_clip")):
-            if meth in cls.__dict__:
-                headroom.wrap(cls, meth, name)
-    _install_parts(training, headroom)
-
-
-def _install_parts(training: Any, headroom: Headroom) -> None:
-    """The smaller parts of ``train_step`` (ranges that only exist where the framework has them)."""
-    for fn in ("logical_and_across_model_parallel_group", "reduce_max_stat_across_model_parallel_group"):
+    for fn, name in (("training_log", "training_log"), ("logical_and_across_model_parallel_group", "stat_reductions"),
+                     ("reduce_max_stat_across_model_parallel_group", "stat_reductions")):
         if hasattr(training, fn):  # looked up in training's globals at call time
-            headroom.wrap(training, fn, "stat_reductions")
-    targets = [("megatron.core.distributed.distributed_data_parallel", "DistributedDataParallel", "zero_grad_buffer",
-                "zero_grad"),
-               ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_run_forward_backward",
-                "rerun_state_machine"),
-               ("megatron.core.rerun_state_machine", "RerunStateMachine", "should_checkpoint_and_exit",
-                "rerun_state_machine"),
-               ("megatron.core.optimizer_param_scheduler", "OptimizerParamScheduler", "step", "lr_scheduler")]
-    targets += [("megatron.core.optimizer.optimizer", cls, "zero_grad", "zero_grad")
-                for cls in ("MixedPrecisionOptimizer", "Float16OptimizerWithFloat16Params", "FP32Optimizer",
-                            "ChainedOptimizer")]
-    targets += [("megatron.core.optimizer.distrib_optimizer", "DistributedOptimizer", "zero_grad", "zero_grad")]
-    import importlib
-
-    for module, cls_name, meth, name in targets:
+            headroom.wrap(training, fn, name)
+    for module, cls_name, meth, name in METHOD_RANGES:
         try:
             cls = getattr(importlib.import_module(module), cls_name)
         except (ImportError, AttributeError):
             continue
-        if meth in cls.__dict__:
+        if meth in cls.__dict__:  # the class's own method, not an inherited one (wrapped once, at its owner)
             headroom.wrap(cls, meth, name)
 
 

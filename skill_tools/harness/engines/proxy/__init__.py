@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from skill_tools.config.era import Era
-from skill_tools.config.model import CanonicalConfig
-from skill_tools.errors import InputError
 from skill_tools.harness.engines.base import Engine, RunOne
 from skill_tools.harness.engines.proxy import cli
 from skill_tools.harness.spec import VariantSpec
@@ -32,14 +30,6 @@ class Proxy(Engine):
 
     def workload_record(self, spec: VariantSpec, trials: int) -> dict[str, Any]:
         return cli.workload_record(spec, trials)
-
-    def refuse_illegal(self, specs: list[VariantSpec], user_cfg: CanonicalConfig | None, era: Era) -> None:
-        """The proxy has no training loop: a loop setting (manual GC) would be silently ignored."""
-        loop = [s.name for s in specs if s.manual_gc]
-        if loop:
-            raise InputError("--variants", f"{', '.join(loop)}: manual GC is a setting of a training loop, and "
-                             "the proxy engine has none", hint="use --engine megatron-lm or --engine bridge")
-        super().refuse_illegal(specs, user_cfg, era)
 
 
 ENGINE = Proxy()
