@@ -16,6 +16,7 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,9 +83,14 @@ class Extraction:
         # another setup is an option (:mod:`options`, :mod:`polarity`), not a later override.
         written = [b for b in self.blocks if b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
+        outranked = _outranked(written, era)
         for b in written + words:
             if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):
                 continue
+            if id(b) in outranked:
+                b = outranked[id(b)]
+                if b.cfg is None:
+                    continue
             if b.origin == WORDS:
                 if b.era is not None and era is not None and b.era != era:
                     continue
@@ -126,6 +132,48 @@ class Extraction:
 
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment")
+#: Where an answer writes its config down (a code block, a table row, a changed file), as against
+#: mentioning a setting in a sentence.
+_WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
+#: Keys that together say what is captured: a sentence that names one of them beside a written
+#: config that already says what is captured describes, it does not add.
+_GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
+                "model.enable_cuda_graph", "model.external_cuda_graph", "model.inference_cuda_graph_scope")
+
+
+def _outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
+    """Settings a sentence mentions without asking for them (no "set", "use", "add", no label: a
+    recommended clause with no ``why``), where the answer's written config says otherwise: the same
+    key with another value, or a CUDA-graph key beside written graph settings ("TE graphs only
+    permit `inference_cuda_graph_scope=none`" under a table that sets ``block``; "(replaces
+    `enable_cuda_graph = True`)" under a block that sets ``cuda_graph_impl``). The written config
+    outranks them; they are kept as described. Returns, by block id, the block with those settings
+    removed (its ``cfg`` None when nothing is left)."""
+    written: dict[str, Any] = {}
+    for b in blocks:
+        if b.origin in _WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None and \
+                (b.era is None or era is None or b.era == era):
+            written.update(b.cfg.values)
+    if not written:
+        return {}
+    graph_written = any(k in written for k in _GRAPH_GROUP)
+    out: dict[int, Block] = {}
+    for b in blocks:
+        if b.origin in _WRITTEN_ORIGINS or b.role != SUGGESTED or b.why or b.cfg is None:
+            continue
+        drop = [k for k, v in b.cfg.values.items()
+                if (k in written and written[k] != v) or (k in _GRAPH_GROUP and k not in written and graph_written)]
+        if not drop:
+            continue
+        kept = CanonicalConfig(source=b.cfg.source, fmt=b.cfg.fmt)
+        for k, v in b.cfg.values.items():
+            if k not in drop:
+                kept.set(k, v, b.cfg.locations.get(k))
+        kept.env.update(b.cfg.env)
+        twin = copy.copy(b)
+        twin.cfg = kept if (kept.values or kept.env) else None
+        out[id(b)] = twin
+    return out
 
 
 def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:

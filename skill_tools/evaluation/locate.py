@@ -30,6 +30,7 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
+from skill_tools.evaluation.spans import _inline_code, _kv, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -59,7 +60,6 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
                          "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
-_PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 
 
 def _locate(text: str) -> Iterator[Block]:
@@ -287,14 +287,10 @@ def _described(blocks) -> Iterator[Block]:
 
 
 def _table_blocks(cell) -> Iterator[Block]:
-    p = cell.polarity
     if cell.pair:
-        key, value = cell.text.split("=", 1)
-        block = Block("env", cell.text, cell.line, "table", p.role) if key.isupper() else \
-            Block("hydra", _kv(key, value), cell.line, "table", p.role)
-        block.era, block.why = p.era, p.why or "a key | value table row"
-        yield block
+        yield from table_pair_blocks(cell)
         return
+    p = cell.polarity
     for block in _line_blocks(cell.text, cell.line, p.era, words=False):
         if p.role != SUGGESTED and block.role == SUGGESTED:
             block.role = p.role
@@ -359,41 +355,3 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         block = Block("hydra", f"{stated.key}={shown}", ln, WORDS, p.role)
         block.era, block.why = p.era, p.why or "stated in words"
         yield block
-
-
-def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
-    code = code.strip()
-    if _DANGER_TEXT.search(code):
-        yield Block("shell", code, ln, "inline", role)  # screened and rejected
-        return
-    if code.startswith("--"):
-        yield from _shell_blocks(code, ln, role, "inline")
-    elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
-        yield from _shell_blocks(code, ln, role, "inline")
-    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
-            "." in code.split("=", 1)[0]:
-        yield Block("python", code, ln, "inline", role)
-    elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
-        key, value = code.split("=", 1)
-        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
-    elif _INLINE_YAML.match(code):  # `cuda_graph_impl: transformer_engine`: a one-line YAML setting
-        m = _INLINE_YAML.match(code)
-        yield Block("hydra", _kv(m.group(1), m.group(2).strip()), ln, "inline", role)
-
-
-_INLINE_YAML = re.compile(r"^((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]]*\]|[\w.+-]+)\s*$")
-
-
-def _kv(key: str, value: str) -> str:
-    """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
-    if value.startswith("[") and value.endswith("]"):
-        value = re.sub(r"\s+", "", value)
-    return f"{_strip_root(key)}={value}"
-
-
-def _strip_root(key: str) -> str:
-    """``cfg.model.x`` in prose means ``model.x``: drop a Python object root before a section."""
-    parts = key.split(".")
-    if len(parts) >= 3 and parts[0] not in SECTIONS and parts[1] in SECTIONS:
-        return ".".join(parts[1:])
-    return key

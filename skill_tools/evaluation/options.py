@@ -27,7 +27,12 @@ from skill_tools.evaluation.polarity import ALTERNATIVE
 HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
                    r"(?:two|three|several|a few|a couple of)\s+(?:[a-z]+\s+){0,2}?"
                    r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
-                   r"fixes|solutions)\b)", re.I)
+                   r"fixes|solutions)\b|"
+                   # the same in the other languages answers come in
+                   r"\b(?:dos|tres|deux|trois|zwei|drei|due|tre|duas|três)\s+(?:\w+\s+)?(?:opciones|salidas|caminos|formas|"
+                   r"maneras|soluciones|alternativas|options|solutions|façons|possibilités|optionen|wege|möglichkeiten|"
+                   r"lösungen|opzioni|soluzioni|strade|opções|soluções|caminhos)\b|"
+                   r"(?:два|две|три)\s+(?:варианта|способа|пути)|两种|兩種|二つの|2つの|두 가지)", re.I)
 #: A line that labels an option: "Option A", "**Option 2 —", "Alternative:", "Plan B", "Approach 2".
 _LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
                     r"(?:(option|approach|plan|path|route|choice|variant|phase)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
@@ -62,13 +67,14 @@ class Section:
     def label(self, line: str) -> bool:
         """An option label on ``line`` (heading, bold lead or list item): moves to the next option."""
         m = _LABEL.match(line)
-        if not m and (self.hedge is not None or self.option is not None):  # after "two setups": "**1. ...**"
-            n = _NUMBERED_LEAD.match(line)
-            if n:
-                self.option = 0 if n.group(1) in ("1", "a", "A") else (self.option or 0) + 1
-                self.option_level = 7
-                self.hedge = None
-                return True
+        n = None if m else _NUMBERED_LEAD.match(line)
+        # after "two setups": "**1. ...**"; lettered leads ("**A. ...**", "**B. ...**") are options by
+        # themselves, in any language, where numbered ones may be steps
+        if n and (self.hedge is not None or self.option is not None or n.group(1).isalpha()):
+            self.option = 0 if n.group(1) in ("1", "a", "A") else (self.option or 0) + 1
+            self.option_level = 7
+            self.hedge = None
+            return True
         if not m:
             return False
         level_m = _HEADING_LEVEL.match(line)

@@ -159,7 +159,10 @@ class LinePolarity:
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
-        return Polarity(RECOMMENDED, era)
+        m = _AFFIRM.search(before) or _LABEL.search(before)
+        if m:
+            return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} before it")
+        return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:data:`UNCUED`)
 
 
     def _aside_opener(self, start: int) -> str | None:
@@ -170,6 +173,19 @@ class LinePolarity:
             return None
         return self.text[max(0, i - 80):i]
 
+
+#: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
+#: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
+#: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it
+#: (:meth:`extract.Extraction.select`).
+_AFFIRM = re.compile(r"\b(?:set|sets|setting|use|using|enable|enabling|add|adding|pass|passing|turn(?:ing)? on|"
+                     r"switch(?:ing)? (?:to|over)|chang(?:e|ing) (?:it |this |that )?to|go with|keep|keeping|put|"
+                     r"flip|try|apply|need|needs|must|should|recommend(?:ed)?|make sure|ensure|configure|specify|"
+                     r"launch with|run with|override|pin|plus|also|then|fix|fixed|do this|like this|"
+                     r"pon|usa|activa|añade|mets|utilise[zr]?|ajoute[zr]?|setze|verwende|füge|nutze|設定|使用|追加|설정|사용)\b",
+                     re.I)
+#: A label that introduces the setting: "Fix: `x`", "Recommended -> `x`", "**Change**: `x`".
+_LABEL = re.compile(r"(?:^|\s)[\w*]+\**\s*[:=]\s*[*`'\"]*$|(?:->|→|=>)\s*[`'\"]?$")
 
 #: "replaced X with Y", "swap X for Y": Y is what the answer now uses.
 _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0,200}?\s(?:with|by)\s[^;]{0,200}$", re.I)

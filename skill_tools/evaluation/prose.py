@@ -25,7 +25,7 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, era_of, intro
 # --------------------------------------------------------------------------------------------
 
 _RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9_]{2,})`?$")
+_KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9_]{2,}|--[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?$")
 _VALUE_CELL = re.compile(r"^`[^`]+`$|^\"[^\"]*\"$|^\[[^\]]*\]$|^[\w.:+-]+$")
 
 

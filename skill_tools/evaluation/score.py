@@ -33,6 +33,7 @@ from skill_tools.evaluation.outcome import (
     task_outcome,
 )
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
+from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
 from skill_tools.evaluation.setup import Setup, task_setup
 from skill_tools.evaluation.aggregate import aggregate
@@ -224,19 +225,21 @@ class Scorer:
         return self._stated_cache[task.id]
 
     def _context_rules(self, task: Task, setup: Setup, ex: Extraction, era: Era) -> list[str]:
-        """Rules the task's stated config breaks on its own and the answer leaves as they were:
-        not charged to an answer that does not touch their keys. An error the answer's settings
-        bring about (absent from the stated config), or one the answer keeps while changing the
-        stated value of a key (switching the impl but not adding the RNG tracker the error asks
-        for), is the answer's. Inference setups are not charged for training prerequisites the
-        answer does not write: Megatron-LM enables the TE RNG tracker for CUDA graphs itself and
-        MCore's graph manager accepts the inference RNG tracker (training/arguments.py:1873-1879,
-        core/transformer/cuda_graphs.py:1822-1826 @ core 0.19.2)."""
+        """Rules the task's stated config breaks on its own and the answer leaves as they were: not
+        charged to an answer that does not touch their keys. An error the answer's settings bring
+        about (absent from the stated config), or one the answer keeps while changing the stated
+        value of a CUDA-graph key (switching the impl but not adding the RNG tracker the error asks for), is the
+        answer's; changing other keys (recompute, to fix what the task asks about) leaves the stated
+        graph setup's own errors with the task. Inference setups are not charged for training
+        prerequisites the answer does not write: Megatron-LM enables the TE RNG tracker for CUDA
+        graphs itself and MCore's graph manager accepts the inference RNG tracker
+        (training/arguments.py:1873-1879, core/transformer/cuda_graphs.py:1822-1826 @ core 0.19.2)."""
         stated = self._stated(task, setup)
         probe = Extraction(config=stated, blocks=[], findings=[], counter_config=CanonicalConfig())
         v = self._validate(probe, stated, era) or {} if stated.values else {}
         rules = {str(e.get("rule")) for e in v.get("errors", [])}
-        changed = any(stated.has(k) and stated.get(k) != val for k, val in ex.config.values.items())
+        changed = any(stated.has(k) and stated.get(k) != val for k, val in ex.config.values.items()
+                      if any(m in k for m in GRAPH_KEY_MARKERS))
         if changed:
             rules = set()
         if setup.workload == "inference":

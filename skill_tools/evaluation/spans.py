@@ -1,0 +1,77 @@
+"""Settings written in one span: an inline code span (`` `--flag value` ``, `` `key=value` ``,
+`` `key: value` ``, a Python assignment) or a Markdown table row (``| key | value |``, with a
+Megatron-LM flag as the key too). Each becomes a :class:`Block` for the canonical readers; the
+polarity comes from the caller (the clause around the span, the table's column).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from skill_tools.config.model import SECTIONS
+from skill_tools.evaluation.fragments import _DANGER_TEXT, Block, _shell_blocks
+
+_PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
+#: Table cells that switch a Megatron-LM boolean flag on or off.
+_ON = frozenset({"on", "yes", "true", "enabled", "enable", "set", "✓", "✔", "x"})
+_OFF = frozenset({"off", "no", "false", "disabled", "disable", "unset", "-", "—", "✗", "✘"})
+
+
+def table_pair_blocks(cell) -> Iterator[Block]:
+    """A ``| key | value |`` row: an environment variable, a config key, or a Megatron-LM flag
+    (``| `--cuda-graph-impl` | `local` |``; a boolean flag's cell says on or off)."""
+    p = cell.polarity
+    key, value = cell.text.split("=", 1)
+    if key.startswith("--"):
+        v = value.strip().lower()
+        if v in _OFF:
+            return
+        text = key if v in _ON else f"{key} {value.strip()}"
+        blocks = list(_shell_blocks(text, cell.line, p.role, "table"))
+    elif key.isupper():
+        blocks = [Block("env", cell.text, cell.line, "table", p.role)]
+    else:
+        blocks = [Block("hydra", _kv(key, value), cell.line, "table", p.role)]
+    for block in blocks:
+        block.origin = "table"
+        block.era, block.why = p.era, p.why or "a key | value table row"
+        yield block
+
+
+def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
+    code = code.strip()
+    if _DANGER_TEXT.search(code):
+        yield Block("shell", code, ln, "inline", role)  # screened and rejected
+        return
+    if code.startswith("--"):
+        yield from _shell_blocks(code, ln, role, "inline")
+    elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
+        yield from _shell_blocks(code, ln, role, "inline")
+    elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
+            "." in code.split("=", 1)[0]:
+        yield Block("python", code, ln, "inline", role)
+    elif re.match(r"^[A-Za-z_][\w.]*\s*=\s*\S", code) and ("." in code.split("=", 1)[0] or "_" in code.split("=", 1)[0]):
+        key, value = code.split("=", 1)
+        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
+    elif _INLINE_YAML.match(code):  # `cuda_graph_impl: transformer_engine`: a one-line YAML setting
+        m = _INLINE_YAML.match(code)
+        yield Block("hydra", _kv(m.group(1), m.group(2).strip()), ln, "inline", role)
+
+
+_INLINE_YAML = re.compile(r"^((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]]*\]|[\w.+-]+)\s*$")
+
+
+def _kv(key: str, value: str) -> str:
+    """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
+    if value.startswith("[") and value.endswith("]"):
+        value = re.sub(r"\s+", "", value)
+    return f"{_strip_root(key)}={value}"
+
+
+def _strip_root(key: str) -> str:
+    """``cfg.model.x`` in prose means ``model.x``: drop a Python object root before a section."""
+    parts = key.split(".")
+    if len(parts) >= 3 and parts[0] not in SECTIONS and parts[1] in SECTIONS:
+        return ".".join(parts[1:])
+    return key

@@ -1,0 +1,113 @@
+"""The config an answer writes down (a code block, a table row, a changed file) outranks a setting a
+sentence only mentions: a sentence without "set", "use", "add" or a label describes (what another
+implementation permits, what a line replaces, what a key becomes after an upgrade). A sentence that
+asks for a setting still adds it, and an answer written only in prose is read from its prose.
+Answers written for these tests."""
+
+from __future__ import annotations
+
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.polarity import RECOMMENDED, LinePolarity
+
+
+def _config(text: str, era: str | None = None):
+    ex = extract_config(text)
+    return (ex.select(era) if era else ex).config
+
+
+def test_a_sentence_naming_what_another_impl_permits_does_not_override_the_table():
+    text = ("| flag | value |\n|---|---|\n| `--cuda-graph-impl` | `local` |\n"
+            "| `--inference-cuda-graph-scope` | `block` |\n\n"
+            "Not `transformer_engine` here: those graphs only permit `inference_cuda_graph_scope=none`.\n")
+    cfg = _config(text)
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.inference_cuda_graph_scope") == "block"
+
+
+def test_an_aside_naming_the_replaced_keys_adds_nothing_to_the_block():
+    text = ("```python\ncfg.model.cuda_graph_impl = \"local\"\ncfg.model.cuda_graph_modules = []\n```\n\n"
+            "(this supersedes `enable_cuda_graph = True` and `cuda_graph_scope = [\"full_iteration\"]` "
+            "from the old recipe)\n")
+    cfg = _config(text, "current")
+    assert not cfg.has("model.enable_cuda_graph") and not cfg.has("model.cuda_graph_scope")
+    assert cfg.get("model.cuda_graph_impl") == "local"
+
+
+def test_what_a_flag_becomes_after_an_upgrade_is_not_added_to_the_launch():
+    text = ("```bash\npython gpt_dynamic_inference.py --cuda-graph-impl local "
+            "--cuda-graph-scope full_iteration_inference\n```\n\n"
+            "When you move up a release this turns into `--inference-cuda-graph-scope block`.\n")
+    cfg = _config(text, "legacy")
+    assert not cfg.has("model.inference_cuda_graph_scope")
+    assert cfg.get("model.cuda_graph_scope") == ["full_iteration_inference"]
+
+
+def test_a_sentence_that_asks_for_a_setting_still_adds_it():
+    text = ("```yaml\nmodel:\n  cuda_graph_impl: local\n```\n\n"
+            "Also set `inference_cuda_graph_scope=block` so the whole block is one graph.\n")
+    assert _config(text).get("model.inference_cuda_graph_scope") == "block"
+
+
+def test_a_labelled_setting_in_prose_is_asked_for():
+    line = "Fix: `cuda_graph_impl=transformer_engine`"
+    start = line.index("`")
+    p = LinePolarity(line).at(start, len(line))
+    assert p.role == RECOMMENDED and p.why
+
+
+def test_an_answer_in_prose_only_is_read_from_its_prose():
+    text = "For 0.19 the graphs come from `cuda_graph_impl=\"local\"` with `inference_cuda_graph_scope=\"layer\"`."
+    cfg = _config(text)
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.inference_cuda_graph_scope") == "layer"
+
+
+def test_a_prose_value_that_agrees_with_the_block_is_kept_and_other_keys_are_added():
+    text = ("```yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n```\n\n"
+            "`cuda_graph_impl=transformer_engine` needs `use_te_rng_tracker=true` next to it.\n")
+    cfg = _config(text)
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.get("model.use_te_rng_tracker") is True
+
+
+def test_a_table_of_megatron_lm_flags_and_their_values_is_read():
+    text = ("| flag | value |\n|---|---|\n| `--cuda-graph-impl` | `local` |\n"
+            "| `--inference-cuda-graph-scope` | `layer` |\n| `--te-rng-tracker` | on |\n"
+            "| `--no-check-for-nan-in-loss-and-grad` | off |\n")
+    cfg = _config(text)
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.inference_cuda_graph_scope") == "layer"
+    assert cfg.get("rng.te_rng_tracker") is True
+    assert not cfg.has("rerun_state_machine.check_for_nan_in_loss")
+
+
+def test_lettered_bold_leads_are_options_in_any_language():
+    text = ("Dos salidas:\n\n**A. Recomputación selectiva:**\n\n```python\n"
+            "cfg.model.recompute_granularity = \"selective\"\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n```\n\n"
+            "**B. Iteración completa:** `cuda_graph_impl=\"full_iteration\"` con `cuda_graph_modules=[]`.\n")
+    ex = extract_config(text).select("current")
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert any(alt.get("model.cuda_graph_impl") == "full_iteration" for alt in ex.alternatives)
+
+
+def test_a_fix_that_changes_only_recompute_is_not_charged_for_the_stated_graph_setup():
+    """recompute-full-with-te states TE graphs without the RNG tracker; an answer that switches to
+    selective recompute and keeps the user's graphs leaves that as it was. Switching the impl does not."""
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+    from pathlib import Path
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+
+    def validates(answer: str) -> dict:
+        report = score_all(tasks, [AnswerRecord("recompute-full-with-te", "with_skill", "t", answer, 1)])
+        return next(c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "validates")
+
+    keep = ("Full recompute re-runs whole layers, which a scoped graph cannot contain. Keep your TE graphs and "
+            "go selective:\n\n```python\ncfg.model.recompute_granularity = \"selective\"\n"
+            "cfg.model.recompute_modules = [\"layernorm\"]\ncfg.model.recompute_method = None\n"
+            "cfg.model.recompute_num_layers = None\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+            "cfg.model.cuda_graph_modules = [\"attn\"]\n```\n")
+    assert validates(keep)["score"] == 1.0
+    switch = keep.replace('"transformer_engine"', '"local"')
+    assert validates(switch)["score"] == 0.0
