@@ -71,6 +71,11 @@ class AnswerContext:
         return self.extraction.config
 
     @property
+    def prose_language(self) -> str:
+        """``en`` when the answer's prose is English (what concept checks read), else ``other``."""
+        return prose_language(self.text)
+
+    @property
     def norm(self) -> str:
         if self._norm is None:
             self._norm = normalise(self.text)
@@ -126,3 +131,27 @@ since some such than that their them then there these they this those through un
 when where which while whom will with would your yours answer mention mentions explain explains
 recommend recommends tell tells user users state states instead rather first also using used use uses
 given keep keeps make makes whether without""".split())
+
+
+_FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1", re.M | re.S)
+_CODE = re.compile(r"`[^`\n]*`")
+_LATIN_WORD = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+#: English function words: any English prose of a few sentences is full of them.
+_ENGLISH = frozenset("""the a an and or of to in on for with is are be it this that not you your if by from as
+at so but when then can do does don't isn't it's we i there these those which will would should must""".split())
+
+
+@lru_cache(maxsize=256)
+def prose_language(text: str) -> str:
+    """``other`` when the prose outside code is mostly CJK, or has at least 25 Latin words of which
+    fewer than one in ten is an English function word (Spanish, French, German, Italian prose);
+    ``en`` otherwise, also for answers with too little prose to tell."""
+    prose = _CODE.sub(" ", _FENCED.sub(" ", text))
+    cjk = len(_CJK.findall(prose))
+    words = [w.lower() for w in _LATIN_WORD.findall(prose)]
+    if cjk >= 20 and cjk > len(words):
+        return "other"
+    if len(words) >= 25 and sum(w in _ENGLISH for w in words) < 0.1 * len(words):
+        return "other"
+    return "en"

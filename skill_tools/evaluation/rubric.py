@@ -69,6 +69,9 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if hits:
         return CheckResult("concept", name, 0.0, f"mentions {name} but not {', '.join(map(repr, missing_all))}",
                            quote(ctx.text, hits[0][0]))
+    if ctx.prose_language != "en":
+        return CheckResult("concept", name, 0.5, f"half credit: the answer's prose is not in English and {name} is "
+                           f"looked for by English words ({', '.join(spec['any'][:4])}); a judge (--judge-cmd) reads it")
     required = bool(spec.get("required"))
     return CheckResult("concept", name, 0.0, ("required: " if required else "") +
                        f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})", fatal=required)

@@ -111,3 +111,28 @@ def test_a_fix_that_changes_only_recompute_is_not_charged_for_the_stated_graph_s
     assert validates(keep)["score"] == 1.0
     switch = keep.replace('"transformer_engine"', '"local"')
     assert validates(switch)["score"] == 0.0
+
+
+def test_concepts_in_prose_of_another_language_get_half_credit_with_the_reason():
+    from skill_tools.evaluation.answer_context import prose_language
+
+    spanish = ("Con MoE sin descarte de tokens no se puede capturar la capa MoE completa: el número de tokens por "
+               "experto cambia en cada paso y el despachador hace sincronizaciones entre el dispositivo y el host, "
+               "que rompen la captura del grafo. Capture solo el enrutador y el preprocesado.")
+    assert prose_language(spanish) == "other"
+    assert prose_language("Capture only the router; the token count per expert changes every step.") == "en"
+    assert prose_language("```python\ncfg.model.cuda_graph_impl = 'local'\n```\n") == "en"
+    japanese = "ドロップレスMoEではMoE層全体をキャプチャできません。エキスパートごとのトークン数が毎ステップ変わるためです。"
+    assert prose_language(japanese) == "other"
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+    from pathlib import Path
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    answer = spanish + ("\n\n```python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+                        "cfg.model.cuda_graph_modules = [\"moe_router\", \"moe_preprocess\"]\n"
+                        "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n```\n")
+    report = score_all(tasks, [AnswerRecord("moe-dropless-bringup", "with_skill", "t", answer, 1)])
+    concepts = [c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "concept"]
+    unread = [c for c in concepts if c["score"] == 0.5]
+    assert unread and all("not in English" in c["explanation"] for c in unread)
