@@ -134,7 +134,7 @@ class Extraction:
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment")
 #: Where an answer writes its config down (a code block, a table row, a changed file), as against
 #: mentioning a setting in a sentence.
-_WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
+WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
 #: Keys that together say what is captured: a sentence that names one of them beside a written
 #: config that already says what is captured describes, it does not add.
 _GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
@@ -151,7 +151,7 @@ def _outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
     removed (its ``cfg`` None when nothing is left)."""
     written: dict[str, Any] = {}
     for b in blocks:
-        if b.origin in _WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None and \
+        if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None and \
                 (b.era is None or era is None or b.era == era):
             written.update(b.cfg.values)
     if not written:
@@ -159,7 +159,7 @@ def _outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
     graph_written = any(k in written for k in _GRAPH_GROUP)
     out: dict[int, Block] = {}
     for b in blocks:
-        if b.origin in _WRITTEN_ORIGINS or b.role != SUGGESTED or b.why or b.cfg is None:
+        if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or b.why or b.cfg is None:
             continue
         drop = [k for k, v in b.cfg.values.items()
                 if (k in written and written[k] != v) or (k in _GRAPH_GROUP and k not in written and graph_written)]

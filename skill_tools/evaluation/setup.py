@@ -30,12 +30,20 @@ _PAR = {"TP": "model.tensor_model_parallel_size", "PP": "model.pipeline_model_pa
 _PAR_RE = re.compile(r"\b(TP|PP|EP|CP)\s*[=:]?\s*(\d{1,3})\b")
 
 
+#: "TE CUDA graphs on attn, moe_router", "TE-scoped CUDA graphs", "cuda_graph_impl="transformer_engine"":
+#: the user already runs Transformer Engine graphs.
+_TE_GRAPHS = re.compile(r"\b(?:TE|Transformer Engine)[- ](?:scoped\s+|layer\s+)?(?:CUDA[- ])?graphs?\b|"
+                        r"cuda[-_]graph[-_]impl\W{1,3}transformer[-_]engine", re.I)
+
+
 @dataclass
 class Setup:
     mcore_version: str | None = None
     workload: str = "dense"
     context: dict[str, Any] = field(default_factory=dict)
     stated: list[str] = field(default_factory=list)  # what was read, and from where
+    #: the CUDA-graph implementation the user runs, as the question states it (None: not stated)
+    graph_impl: str | None = None
 
     @property
     def era(self) -> str | None:
@@ -87,6 +95,10 @@ def task_setup(task_data: dict[str, Any]) -> Setup:
         model.setdefault("moe_expert_capacity_factor", 1.0)
         model.setdefault("moe_pad_expert_input_to_capacity", True)
         setup.stated.append("drop-and-pad MoE (question)")
+    if (rubric.get("outcome") or {}).get("kind") == "diagnosis" and _TE_GRAPHS.search(question):
+        # a diagnosis task describes the run that failed; a bring-up task's "enable TE graphs" is a wish
+        setup.graph_impl = "transformer_engine"
+        setup.stated.append("runs TE CUDA graphs (question)")
     for name, n in _PAR_RE.findall(question):
         model.setdefault(_PAR[name].split(".", 1)[1], int(n))
     if not model:

@@ -136,3 +136,37 @@ def test_concepts_in_prose_of_another_language_get_half_credit_with_the_reason()
     concepts = [c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "concept"]
     unread = [c for c in concepts if c["score"] == 0.5]
     assert unread and all("not in English" in c["explanation"] for c in unread)
+
+
+def test_a_module_list_edited_in_code_keeps_the_users_stated_te_graphs():
+    """moe-recompute-router-conflict: the user runs TE graphs on attn, moe_router, moe_preprocess. An
+    edit that drops moe_router but keeps moe_preprocess is judged with TE graphs (MCore refuses
+    moe_preprocess without moe_router), not as if graphs were off."""
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.setup import task_setup
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    assert task_setup(tasks.tasks["moe-recompute-router-conflict"].data).graph_impl == "transformer_engine"
+
+    def checks(modules: str) -> dict:
+        answer = ("Recomputing `moe` would re-run the graphed router. Take the router out of the graph list:\n\n"
+                  f"```python\ncfg.model.recompute_modules = [\"moe\", \"layernorm\"]\ncfg.model.cuda_graph_modules = {modules}\n```\n")
+        report = score_all(tasks, [AnswerRecord("moe-recompute-router-conflict", "with_skill", "t", answer, 1)])
+        return {c["type"]: c for b in report["answers"][0]["behaviors"] for c in b["checks"]}
+
+    kept_preprocess = checks('["attn", "moe_preprocess"]')
+    assert kept_preprocess["validates"]["score"] == 0.0 and kept_preprocess["validates"]["fatal"]
+    assert checks('["attn"]')["graph"]["score"] == 1.0
+
+
+def test_a_bring_up_question_asking_for_te_graphs_states_no_running_impl():
+    from pathlib import Path
+
+    from skill_tools.evaluation.setup import task_setup
+    from skill_tools.evaluation.tasks import load_tasks
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    assert task_setup(tasks.tasks["dense-bringup-legacy-016"].data).graph_impl is None
