@@ -15,7 +15,7 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.alternatives import check_options
-from skill_tools.evaluation.extract import SUGGESTED, WORDS, WRITTEN_ORIGINS, Block, Extraction, extract_config
+from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (
     GENERIC_NOTE,
     about_cuda_graphs,
@@ -35,7 +35,7 @@ from skill_tools.evaluation.outcome import (
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
-from skill_tools.evaluation.setup import Setup, task_setup
+from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
     DEFAULT_THRESHOLD,
@@ -108,7 +108,7 @@ class Scorer:
         era = self._era(ex, setup)
         if setup.era is None and ex.era != era.name:
             ex.select(era.name)
-        _keep_stated_impl(ex, setup)
+        keep_stated_impl(ex, setup)
         result.extraction, result.era = ex, era.mcore_version
         removed = changes.removed if changes else set()
         answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
@@ -382,19 +382,3 @@ def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float
         report = aggregate(taskset, results, threshold)
         report["judge"] = summary(results)
     return report or aggregate(taskset, results, threshold)
-
-
-_IMPL_KEYS = ("model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph")
-
-
-def _keep_stated_impl(ex: Extraction, setup: Setup) -> None:
-    """An answer that edits, in code, the module list of the graphs the user runs ("take moe_router
-    out of the list") and names no implementation keeps the user's: it is judged with that impl, not
-    as if graphs were off. A module list read from prose is not enough to go on."""
-    cfg = ex.config
-    lists = ("model.cuda_graph_modules", "model.cuda_graph_scope")
-    if not setup.graph_impl or any(cfg.has(k) for k in _IMPL_KEYS):
-        return
-    if any(b.role == SUGGESTED and b.origin in WRITTEN_ORIGINS and b.cfg is not None and
-           any(b.cfg.has(k) for k in lists) for b in ex.blocks):
-        cfg.set("model.cuda_graph_impl", setup.graph_impl)
