@@ -162,6 +162,9 @@ class LinePolarity:
         m = _AFFIRM.search(before) or _LABEL.search(before)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} before it")
+        m = _ENDORSED.search(after)
+        if m:
+            return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} after it")
         return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:data:`UNCUED`)
 
 
@@ -178,12 +181,17 @@ class LinePolarity:
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it
 #: (:meth:`extract.Extraction.select`).
-_AFFIRM = re.compile(r"\b(?:set|sets|setting|use|using|enable|enabling|add|adding|pass|passing|turn(?:ing)? on|"
-                     r"switch(?:ing)? (?:to|over)|chang(?:e|ing) (?:it |this |that )?to|go with|keep|keeping|put|"
+_AFFIRM = re.compile(r"\b(?:set|sets|setting|use|used|using|enable|enabled|enabling|add|added|adding|pass|passed|"
+                     r"passing|turn(?:ing|ed)? on|switch(?:ing|ed)? (?:to|over)|chang(?:e|ed|ing) (?:it |this |that )?to|"
+                     r"updated?|now|go with|keep|kept|keeping|put|"
                      r"flip|try|apply|need|needs|must|should|recommend(?:ed)?|make sure|ensure|configure|specify|"
                      r"launch with|run with|override|pin|plus|also|then|fix|fixed|do this|like this|"
                      r"pon|usa|activa|añade|mets|utilise[zr]?|ajoute[zr]?|setze|verwende|füge|nutze|設定|使用|追加|설정|사용)\b",
                      re.I)
+#: Words after a setting that vouch for it ("`x=te` works for decode too", "`y` is fine here as well").
+_ENDORSED = re.compile(r"^[^.;]{0,60}?\b(?:too|as well|also works?|works? (?:fine|well|great|here)|"
+                       r"is (?:fine|ok|okay|supported|allowed|safe|better|faster)|(?:is|are) the (?:right|best|better))\b",
+                       re.I)
 #: A label that introduces the setting: "Fix: `x`", "Recommended -> `x`", "**Change**: `x`".
 _LABEL = re.compile(r"(?:^|\s)[\w*]+\**\s*[:=]\s*[*`'\"]*$|(?:->|→|=>)\s*[`'\"]?$")
 

@@ -170,3 +170,11 @@ def test_a_bring_up_question_asking_for_te_graphs_states_no_running_impl():
 
     tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
     assert task_setup(tasks.tasks["dense-bringup-legacy-016"].data).graph_impl is None
+
+
+def test_a_sentence_that_vouches_for_another_value_is_still_advice():
+    text = ("```yaml\nmodel:\n  cuda_graph_impl: local\n  inference_cuda_graph_scope: block\n```\n\n"
+            "`cuda_graph_impl=transformer_engine` works for decode too, if you prefer TE.\n")
+    ex = extract_config(text)
+    p = [b for b in ex.blocks if b.origin == "inline"]
+    assert p and p[0].why  # vouched for: not a bare mention the written config outranks
