@@ -24,6 +24,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.envelopes import unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
@@ -104,7 +105,8 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
     heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))
-    comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":")), heads[0] if heads else "")
+    comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":") and ln.count("(") <= ln.count(")")),
+                   heads[0] if heads else "")  # "(Alternative if …:" opens an aside over the next lines
     comment = "" if len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":") else comment  # a sentence, not a label
     return intro_polarity(_last_sentence(lead), comment, section_era)
 
@@ -118,6 +120,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if not body.strip():
         return
     body = numbered_listing(body)  # grep -n / editor output: "41:    cfg.model.x = 1"
+    body, kind = unwrap(body, kind)  # a patch, a SEARCH/REPLACE edit, "# ... existing code ...", CMD [...]
     if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
         for part in _DIFF_FILE.split(body):
             if part.strip():

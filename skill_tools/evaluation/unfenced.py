@@ -31,6 +31,9 @@ _PYTHON = re.compile(r"^\s*(?:(?:cfg|config|recipe|conf|c|model|overrides|args)\
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
+#: Dockerfile instructions, and the quoted words of a ``CMD [...]`` array continued over lines.
+_DOCKER = re.compile(r"^\s*(?:(?:FROM|RUN|CMD|ENV|WORKDIR|COPY|ADD|ENTRYPOINT|ARG|LABEL|EXPOSE|USER|VOLUME|SHELL)\s+\S.*|"
+                     r"(?:\"[^\"]*\"\s*,\s*)*\"[^\"]*\"\s*\]?\s*,?\s*\\?)$")
 _COMMENT = re.compile(r"^\s*(?:#|//|;)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
@@ -42,7 +45,7 @@ _INI_COMMENT = re.compile(r"^\s*;")
 
 def code_like(line: str) -> bool:
     return bool(_SECTION.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
-                or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line))
+                or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line) or _DOCKER.match(line))
 
 
 def _bullet_only(line: str) -> bool:

@@ -1,0 +1,93 @@
+"""The wrappers coding agents put around an edit, taken off before the edit is read.
+
+Agents rarely print a bare config: Codex prints ``*** Begin Patch`` / ``*** Update File: path`` /
+``@@`` hunks, aider prints ``<<<<<<< SEARCH`` … ``=======`` … ``>>>>>>> REPLACE`` blocks, Cursor
+prints the changed lines of a file between ``# ... existing code ...`` markers (indented as in
+the file), and a Dockerfile carries the launch as a JSON array (``CMD ["torchrun", "--x", "1"]``).
+Each becomes what the readers already understand: a unified diff (the old side rejected, the new
+side suggested, one diff per file), the changed lines dedented, or the command line. Text is only
+rewritten, never run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import textwrap
+
+_PATCH_BEGIN = re.compile(r"^\*\*\* Begin Patch\s*$", re.M)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File:\s*(\S+)", re.M)
+_SEARCH = re.compile(r"^<{5,9} SEARCH\b.*$", re.M)
+_DIVIDER = re.compile(r"^={5,9}\s*$")
+_REPLACE = re.compile(r"^>{5,9} REPLACE\b.*$")
+#: "# ... existing code ...", "// ... rest of file ...", "# ...": lines an editor leaves out.
+_ELIDED = re.compile(r"^\s*(?:#|//|--|;)\s*(?:\.\.\.|…)(?:\s*(?:existing|rest|unchanged|other|previous|more)\b.*)?$", re.I)
+_DOCKER_ARRAY = re.compile(r"^(\s*)(?:CMD|ENTRYPOINT|RUN)\s*(\[.*?\])\s*$", re.M | re.S)
+
+
+def unwrap(body: str, kind: str) -> tuple[str, str]:
+    """(``body`` without its envelope, the kind to read it as): ``diff`` for a patch or a
+    SEARCH/REPLACE edit, else ``kind`` unchanged."""
+    if _PATCH_BEGIN.search(body):
+        return _apply_patch(body), "diff"
+    if _SEARCH.search(body) and any(_REPLACE.match(ln) for ln in body.split("\n")):
+        return _search_replace(body), "diff"
+    if any(_ELIDED.match(ln) for ln in body.split("\n")):
+        kept = [ln for ln in body.split("\n") if not _ELIDED.match(ln)]
+        body = textwrap.dedent("\n".join(kept))
+    if "[" in body and re.search(r"^\s*(?:CMD|ENTRYPOINT|RUN)\s*\[", body, re.M):
+        body = _docker_arrays(body)
+    return body, kind
+
+
+def _apply_patch(body: str) -> str:
+    """Codex's patch format as a unified diff, one ``--- a/f`` / ``+++ b/f`` header per file."""
+    out: list[str] = []
+    adding = False
+    for line in body.split("\n"):
+        m = _PATCH_FILE.match(line)
+        if m:
+            out += [f"--- a/{m.group(1)}", f"+++ b/{m.group(1)}"]
+            adding = line.startswith("*** Add File")
+            continue
+        if line.startswith("***"):  # Begin/End Patch, End of File, Move to
+            continue
+        if line.startswith("@@"):
+            out.append("@@")
+            continue
+        out.append("+" + line if adding and not line.startswith("+") else line)
+    return "\n".join(out)
+
+
+def _search_replace(body: str) -> str:
+    """aider's SEARCH/REPLACE blocks as diff lines: the searched text removed, the replacement added."""
+    out: list[str] = []
+    side = None
+    for line in body.split("\n"):
+        if _SEARCH.match(line):
+            side = "-"
+            out.append("@@")
+        elif side == "-" and _DIVIDER.match(line):
+            side = "+"
+        elif side == "+" and _REPLACE.match(line):
+            side = None
+        elif side is not None:
+            out.append(side + line)
+    return "\n".join(out)
+
+
+def _docker_arrays(body: str) -> str:
+    """``CMD ["torchrun", "--x", "1"]`` (continued over lines with ``\\``) as the command it runs."""
+    joined = re.sub(r"\\\s*\n", " ", body)
+
+    def command(m: re.Match[str]) -> str:
+        try:
+            argv = json.loads(m.group(2))
+        except ValueError:
+            return m.group(0)
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            return m.group(0)
+        return m.group(1) + shlex.join(argv)
+
+    return _DOCKER_ARRAY.sub(command, joined)
