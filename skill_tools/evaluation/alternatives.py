@@ -65,8 +65,9 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
         result = validate(laid_over(main, option, stated)) or {}
         for err in result.get("errors", []):
             rule = str(err.get("rule"))
-            if rule in main_rules or rule in context_rules or not set(err.get("keys") or []) & changed:
-                continue
+            keys = set(err.get("keys") or [])
+            if rule in main_rules or not keys & changed or (rule in context_rules and not keys & set(option.values)):
+                continue  # the task's own error is charged to an option only when the option sets its keys
             shown = ", ".join(f"{k}={option.get(k)!r}" for k in sorted(own) if option.has(k))
             return CheckResult("options", "options offered are valid", 0.0,
                                f"an option the answer offers ({shown or ', '.join(sorted(own))}) fails on the "

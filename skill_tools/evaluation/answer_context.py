@@ -135,6 +135,7 @@ given keep keeps make makes whether without""".split())
 
 _FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1", re.M | re.S)
 _CODE = re.compile(r"`[^`\n]*`")
+_BULLET = re.compile(r"\s*(?:[-*+•]|\d+[.)])\s+\S")
 _LATIN_WORD = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 #: English function words: any English prose of a few sentences is full of them.
@@ -147,7 +148,10 @@ def prose_language(text: str) -> str:
     """``other`` when the prose outside code is mostly CJK, or has at least 25 Latin words of which
     fewer than one in ten is an English function word (Spanish, French, German, Italian prose);
     ``en`` otherwise, also for answers with too little prose to tell."""
-    prose = _CODE.sub(" ", _FENCED.sub(" ", text))
+    from skill_tools.evaluation.unfenced import code_like
+
+    prose = "\n".join(ln for ln in _CODE.sub(" ", _FENCED.sub(" ", text)).split("\n")
+                      if _BULLET.match(ln) or not code_like(ln))  # unfenced code is not prose; a bullet is
     cjk = len(_CJK.findall(prose))
     words = [w.lower() for w in _LATIN_WORD.findall(prose)]
     if cjk >= 20 and cjk > len(words):

@@ -91,3 +91,32 @@ def _docker_arrays(body: str) -> str:
         return m.group(1) + shlex.join(argv)
 
     return _DOCKER_ARRAY.sub(command, joined)
+
+
+#: A path as people write it: ``recipes/llama.py``, ``conf/x.yaml``, ``train.sh``.
+_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|ya?ml|sh|json|toml|cfg|ini|conf|slurm|sbatch|env))(?![\w/-])")
+#: "**Recipe 1:**", "Second recipe", "Config B", "Script 2": one of several configs the answer edits.
+_NAMED_PART = re.compile(r"\b((?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*(?:\d|[A-D]\b|one\b|two\b|three\b)|"
+                         r"(?:first|second|third|other)\s+(?:recipe|config|configuration|script|launcher|file|job))", re.I)
+_FENCE_PATH = re.compile(r"^\s*(?:`{3,}|~{3,})\s*[\w+.-]*\s*(?::|\s+(?:title|file(?:name)?)=[\"']?)\s*([^\s\"'`]+)")
+_DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ b?/?(\S+)|--- a/(\S+))", re.M)
+
+
+def file_named(fence_line: str, before: list[str]) -> str | None:
+    """The file a fenced block edits: ```` ```python:recipes/a.py ```` / ``title="a.py"``, or a short
+    line just above it that names a path ("**`recipes/a.py`**", "Updated `a.py`:")."""
+    m = _FENCE_PATH.match(fence_line)
+    if m and _PATH.search(m.group(1)):
+        return m.group(1)
+    lead = next((ln.strip() for ln in reversed(before) if ln.strip()), "")
+    if lead and len(lead) <= 120:
+        m = _PATH.search(lead) or _NAMED_PART.search(lead)
+        if m:
+            return m.group(1).lower()
+    return None
+
+
+def diff_file(part: str) -> str | None:
+    """The file one part of a multi-file diff changes (its ``+++ b/…`` or ``diff --git`` header)."""
+    m = _DIFF_PATH.search(part)
+    return next((g for g in m.groups() if g), None) if m else None

@@ -84,6 +84,8 @@ class Extraction:
         written = [b for b in self.blocks if b.origin != WORDS]
         words = [b for b in self.blocks if b.origin == WORDS]
         outranked = _outranked(written, era)
+        impl_file: str | None = None  # the file whose block set the implementation
+        impl_group = -1  # and that block's fence
         for b in written + words:
             if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):
                 continue
@@ -107,7 +109,14 @@ class Extraction:
                 continue
             elif b.role == ALTERNATIVE:
                 offer(b)
+            elif b.origin in WRITTEN_ORIGINS and b.file and impl_file and b.file != impl_file and \
+                    _impl_of(b.cfg) not in (None, _impl_of(config)):
+                offer(b)  # another file with another implementation: its own config, judged on its own
             else:
+                if b.origin in WRITTEN_ORIGINS and b.group != impl_group:
+                    _supersede(config, b.cfg)  # a later block, not a later line of the same block
+                if b.origin in WRITTEN_ORIGINS and _impl_of(b.cfg):
+                    impl_file, impl_group = b.file or impl_file, b.group
                 _merge(config, b.cfg)
         _kept_defaults(self.blocks, config)
         self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
@@ -185,6 +194,34 @@ def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
         for key, value in b.cfg.values.items():
             if value is False and not config.has(key):
                 config.set(key, True, b.cfg.locations.get(key))
+
+
+def _impl_of(cfg: CanonicalConfig) -> str | None:
+    """The implementation a config asks for (``enable_cuda_graph=True`` is ``local``), None if unsaid."""
+    if cfg.has("model.cuda_graph_impl"):
+        return str(cfg.get("model.cuda_graph_impl"))
+    if cfg.get("model.enable_cuda_graph") is True:
+        return "local"
+    if cfg.get("model.external_cuda_graph") is True:
+        return "transformer_engine"
+    return None
+
+
+def _supersede(config: CanonicalConfig, cfg: CanonicalConfig) -> None:
+    """A later written block restates what is captured: with another implementation ("Attempt 2 —
+    use this one", a second recipe version) its graph settings replace the earlier ones as a group;
+    with a module list in the other spelling, that list replaces the other one. Written settings
+    otherwise merge key by key, the later value winning."""
+    new, old = _impl_of(cfg), _impl_of(config)
+    if new is not None and old is not None and new != old:
+        for key in _GRAPH_GROUP:
+            if config.has(key) and not cfg.has(key):
+                config.unset(key)
+        return
+    for mine, other in (("model.cuda_graph_modules", "model.cuda_graph_scope"),
+                        ("model.cuda_graph_scope", "model.cuda_graph_modules")):
+        if cfg.get(mine) is not None and config.has(other) and not cfg.has(other):
+            config.unset(other)
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:

@@ -81,6 +81,10 @@ class Block:
     cfg: CanonicalConfig | None = field(default=None, repr=False)
     #: for the old side of a diff: the new side's blocks (what both sides set alike is not rejected)
     diff_new: list["Block"] = field(default_factory=list, repr=False)
+    #: the file the answer says the fragment edits ("**`recipes/a.py`**", ```` ```python:a.py ````, a diff header)
+    file: str | None = None
+    #: which fenced block (or unfenced run) of the answer it came from; 0: prose
+    group: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         text = self.text if len(self.text) <= 400 else self.text[:400] + "…"

@@ -24,7 +24,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import unwrap
+from skill_tools.evaluation.envelopes import diff_file, file_named, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
@@ -56,6 +56,11 @@ _FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus
               r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
+#: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
+_RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)
+#: A value that is itself a CUDA-graph key name.
+_KEY_NAME = re.compile(r"^(?:[a-z_]+\.)*(?:cuda_graph_\w+|enable_cuda_graph|external_cuda_graph|inference_cuda_graph_scope|"
+                       r"use_te_rng_tracker|te_rng_tracker|check_for_nan_in_\w+)$")
 _PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
@@ -86,15 +91,19 @@ def _locate(text: str) -> Iterator[Block]:
             j += 1
         body = textwrap.dedent("\n".join(lines[i + 1:j]))  # a fence inside a list item is indented
         pol = _intro(lines, i, body, section.era)
-        yield from section.mark(_with_intro(b, pol) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role))
+        path = file_named(lines[i], lines[max(0, i - 2):i])
+        for b in section.mark(_with_intro(b, pol, path) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)):
+            b.group = i + 1
+            yield b
         i = j + 1
         prose_start = i
     yield from _prose_blocks(lines, prose_start, len(lines), section)
 
 
-def _with_intro(block: Block, pol) -> Block:
+def _with_intro(block: Block, pol, path: str | None = None) -> Block:
     block.era = block.era or pol.era
     block.why = block.why or pol.why
+    block.file = block.file or path
     return block
 
 
@@ -124,7 +133,10 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
         for part in _DIFF_FILE.split(body):
             if part.strip():
-                yield from _fenced_blocks(part, "diff", line + body[:body.find(part)].count("\n"), role)
+                path = diff_file(part)
+                for b in _fenced_blocks(part, "diff", line + body[:body.find(part)].count("\n"), role):
+                    b.file = b.file or path
+                    yield b
         return
     if kind == "diff":
         new_side, old_side, removed = _diff_sides(body)
@@ -252,6 +264,7 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             blocks = [_with_intro(b, pol) for b in _fenced_blocks(body, "auto", idx + 1, pol.role)]
             for b in blocks:
                 b.origin = "unfenced" if b.origin == "fenced" else b.origin
+                b.group = idx + 1
             yield from section.mark(blocks)
             idx = runs[idx]
             continue
@@ -314,6 +327,8 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         key, value = m.group(1), m.group(2) or m.group(3)
         if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
             continue
+        if _RENAMED.search(text[max(0, m.start() - 40):m.start()]) or _KEY_NAME.match(value.strip("`'\"")):
+            continue  # "rename cuda_graph_scope to cuda_graph_modules": a key's new name, not its value
         p = pol.at(m.start(), m.end())
         kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
             ("hydra", _kv(key, value))

@@ -193,8 +193,9 @@ class Scorer:
         """The answer's settings laid over the task's stated setup and base config (the config the
         user would run); keys the agent deleted from the base are gone."""
         start = outcome.base if outcome is not None and outcome.base is not None else None
-        if setup.context:
-            ctx = CanonicalConfig.from_nested(setup.context, source=cfg.source, fmt=cfg.fmt)
+        context = setup.context_for(cfg)
+        if context:
+            ctx = CanonicalConfig.from_nested(context, source=cfg.source, fmt=cfg.fmt)
             start = apply(start, ctx) if start is not None else ctx
         if start is None:
             return cfg
@@ -243,8 +244,10 @@ class Scorer:
                       if any(m in k for m in GRAPH_KEY_MARKERS))
         if changed:
             rules = set()
-        if setup.workload == "inference":
-            rules.add("te-rng-tracker-required")
+        outcome = self._outcome(task)
+        cause = str(outcome.spec.get("cause") or "") if outcome is not None else ""
+        if setup.workload == "inference" or (_graphs_on(stated) and "rng" not in cause):
+            rules.add("te-rng-tracker-required")  # a setup that already runs graphs has what every impl needs
         return sorted(rules)
 
     def _refused_by(self, task: Task, ex: Extraction, base: CanonicalConfig, era: Era, setup: Setup) -> str:
@@ -382,3 +385,9 @@ def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float
         report = aggregate(taskset, results, threshold)
         report["judge"] = summary(results)
     return report or aggregate(taskset, results, threshold)
+
+
+def _graphs_on(cfg: CanonicalConfig) -> bool:
+    """The stated setup already captures graphs (any implementation)."""
+    impl = cfg.get("model.cuda_graph_impl")
+    return (impl is not None and str(impl) != "none") or cfg.get("model.enable_cuda_graph") is True

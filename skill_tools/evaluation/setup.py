@@ -18,8 +18,9 @@ from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY
 from skill_tools.evaluation.extract import SUGGESTED, WRITTEN_ORIGINS, Extraction
 
 _VERSION = re.compile(r"(?:megatron[- ]core|mcore|megatron-lm|core_v|m-core)\s*(?:v|version\s*)?(0\.(\d+)(?:\.\d+)?)", re.I)
-_MOE = re.compile(r"\b(?:moe|moe_router|moe_preprocess|num_moe_experts|mixture[- ]of[- ]experts|experts?|mixtral|deepseek[- ]?v[23]|qwen3?[- ]?\d*b?[- ]?a\d+b|"
+_MOE = re.compile(r"\b(?:moe|num_moe_experts|mixture[- ]of[- ]experts|experts?|mixtral|deepseek[- ]?v[23]|qwen3?[- ]?\d*b?[- ]?a\d+b|"
                   r"qwen3[- ]moe|olmoe|dbrx|grok)\b", re.I)
+_DENSE = re.compile(r"\bdense\b", re.I)
 _DROPPAD = re.compile(r"\b(?:drop[- ]?and[- ]?pad|capacity factor|moe_expert_capacity_factor|pad(?:ded)? to capacity|"
                       r"token dropping)\b", re.I)
 _DROPLESS = re.compile(r"\bdropless\b", re.I)
@@ -45,6 +46,19 @@ class Setup:
     stated: list[str] = field(default_factory=list)  # what was read, and from where
     #: the CUDA-graph implementation the user runs, as the question states it (None: not stated)
     graph_impl: str | None = None
+    #: the question says whether the model is MoE or dense (else a config capturing MoE modules
+    #: is judged on an MoE model: "a second recipe uses moe_router" is about that recipe's model)
+    model_stated: bool = True
+
+    def context_for(self, cfg: Any) -> dict[str, Any]:
+        """The stated context a config is laid over."""
+        if self.model_stated or (self.context.get("model") or {}).get("num_moe_experts"):
+            return self.context
+        modules = cfg.get("model.cuda_graph_modules") or cfg.get("model.cuda_graph_scope") or []
+        if not any(str(m).startswith("moe") for m in (modules if isinstance(modules, list) else [modules])):
+            return self.context
+        model = dict(self.context.get("model") or {}, num_moe_experts=8, moe_router_topk=2)
+        return dict(self.context, model=model)
 
     @property
     def era(self) -> str | None:
@@ -78,6 +92,7 @@ def task_setup(task_data: dict[str, Any]) -> Setup:
         setup.stated.append("context (rubric)")
     model = context.setdefault("model", {})
     moe = bool(_MOE.search(question)) or int(model.get("num_moe_experts") or 0) > 1
+    setup.model_stated = moe or bool(_DENSE.search(question)) or bool(rubric.get("workload"))
     droppad = bool(_DROPPAD.search(question)) and not _DROPLESS.search(question)
     if rubric.get("workload"):
         setup.workload = str(rubric["workload"])

@@ -66,6 +66,8 @@ def _kv(key: str, value: str) -> str:
     """One Hydra override from prose: ``["attn", "mlp"]`` loses its spaces (one token, as written)."""
     if value.startswith("[") and value.endswith("]"):
         value = re.sub(r"\s+", "", value)
+    if value in ("None", "none") and "cuda_graph_impl" not in key:
+        value = "null"  # Python's None written in prose ("cuda_graph_scope = None"); impl "none" is a value
     return f"{_strip_root(key)}={value}"
 
 

@@ -91,8 +91,9 @@ def test_lettered_bold_leads_are_options_in_any_language():
 
 
 def test_a_fix_that_changes_only_recompute_is_not_charged_for_the_stated_graph_setup():
-    """recompute-full-with-te states TE graphs without the RNG tracker; an answer that switches to
-    selective recompute and keeps the user's graphs leaves that as it was. Switching the impl does not."""
+    """recompute-full-with-te states TE graphs without the RNG tracker; a setup that already runs
+    graphs has what every impl needs, so an answer that switches to selective recompute is not charged
+    for it. An answer that switches the tracker off is."""
     from skill_tools.evaluation.score import score_all
     from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
     from pathlib import Path
@@ -109,8 +110,8 @@ def test_a_fix_that_changes_only_recompute_is_not_charged_for_the_stated_graph_s
             "cfg.model.recompute_num_layers = None\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
             "cfg.model.cuda_graph_modules = [\"attn\"]\n```\n")
     assert validates(keep)["score"] == 1.0
-    switch = keep.replace('"transformer_engine"', '"local"')
-    assert validates(switch)["score"] == 0.0
+    tracker_off = keep.replace("```\n", "cfg.model.use_te_rng_tracker = False\ncfg.rng.te_rng_tracker = False\n```\n")
+    assert validates(tracker_off)["score"] == 0.0  # the answer sets the error's keys: it is the answer's
 
 
 def test_concepts_in_prose_of_another_language_get_half_credit_with_the_reason():

@@ -1,0 +1,54 @@
+"""Answers that write several configs: a second attempt that replaces the first, one config per
+file or per labelled recipe, two objects in one notebook. Answers written for these tests."""
+
+from __future__ import annotations
+
+from skill_tools.evaluation.extract import extract_config
+
+F = "```"
+
+
+def test_a_later_block_with_another_impl_replaces_the_earlier_graph_settings():
+    text = (f"First try:\n\n{F}python\ncfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n{F}\n\n"
+            "That fails on 0.16.1. Use this one:\n\n"
+            f"{F}python\ncfg.model.cuda_graph_impl = \"local\"\ncfg.model.cuda_graph_scope = [\"full_iteration\"]\n{F}\n")
+    cfg = extract_config(text).select("legacy").config
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.cuda_graph_scope") == ["full_iteration"]
+    assert not cfg.has("model.cuda_graph_modules")
+
+
+def test_lines_of_one_block_are_one_config():
+    text = f"{F}bash\nARGS+=(\n  --enable-cuda-graph\n  --cuda-graph-impl full_iteration\n)\n{F}\n"
+    cfg = extract_config(text).config
+    assert cfg.get("model.enable_cuda_graph") is True and cfg.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_configs_of_two_files_with_two_impls_are_judged_apart():
+    text = (f"**`recipes/dense.py`**\n{F}python\ncfg.model.cuda_graph_impl = \"full_iteration\"\n"
+            f"cfg.model.cuda_graph_modules = []\n{F}\n\n**`recipes/moe.py`**\n{F}python\n"
+            f"cfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"attn\", \"moe_router\"]\n{F}\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "full_iteration" and ex.config.get("model.cuda_graph_modules") == []
+    assert [a.get("model.cuda_graph_impl") for a in ex.alternatives] == ["transformer_engine"]
+
+
+def test_labelled_recipes_are_judged_apart_too():
+    text = (f"**Recipe 1:**\n\n{F}python\ncfg.model.enable_cuda_graph = True\ncfg.model.cuda_graph_impl = \"full_iteration\"\n{F}\n\n"
+            f"**Recipe 2:**\n\n{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n{F}\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.enable_cuda_graph") is True  # recipe 1's own mistake stays visible
+
+
+def test_two_objects_of_a_notebook_cell_are_code_not_prose():
+    text = ("# In[2]:\ncfg2.model.cuda_graph_impl = \"transformer_engine\"\n"
+            "cfg2.model.cuda_graph_modules = [\"attn\"]\n")
+    ex = extract_config(text)
+    assert {b.origin for b in ex.blocks if b.cfg is not None and b.cfg.values} == {"unfenced"}
+
+
+def test_a_rename_is_not_a_value_and_none_is_null():
+    text = ("Recipe 2 renames cuda_graph_scope to cuda_graph_modules. On Bridge also clear the recipe's old key: "
+            "`cfg.model.cuda_graph_scope = None`.")
+    cfg = extract_config(text).config
+    assert cfg.has("model.cuda_graph_scope") and cfg.get("model.cuda_graph_scope") is None
+    assert not cfg.has("model.cuda_graph_modules")
