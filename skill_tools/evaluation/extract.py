@@ -16,7 +16,6 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +45,8 @@ from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
+from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
+from skill_tools.evaluation.precedence import outranked as _outranked, supersede as _supersede
 
 @dataclass
 class Extraction:
@@ -141,50 +142,6 @@ class Extraction:
 
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment")
-#: Where an answer writes its config down (a code block, a table row, a changed file), as against
-#: mentioning a setting in a sentence.
-WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
-#: Keys that together say what is captured: a sentence that names one of them beside a written
-#: config that already says what is captured describes, it does not add.
-_GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
-                "model.enable_cuda_graph", "model.external_cuda_graph", "model.inference_cuda_graph_scope")
-
-
-def _outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
-    """Settings a sentence mentions without asking for them (no "set", "use", "add", no label: a
-    recommended clause with no ``why``), where the answer's written config says otherwise: the same
-    key with another value, or a CUDA-graph key beside written graph settings ("TE graphs only
-    permit `inference_cuda_graph_scope=none`" under a table that sets ``block``; "(replaces
-    `enable_cuda_graph = True`)" under a block that sets ``cuda_graph_impl``). The written config
-    outranks them; they are kept as described. Returns, by block id, the block with those settings
-    removed (its ``cfg`` None when nothing is left)."""
-    written: dict[str, Any] = {}
-    for b in blocks:
-        if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None and \
-                (b.era is None or era is None or b.era == era):
-            written.update(b.cfg.values)
-    if not written:
-        return {}
-    graph_written = any(k in written for k in _GRAPH_GROUP)
-    out: dict[int, Block] = {}
-    for b in blocks:
-        if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or b.why or b.cfg is None:
-            continue
-        drop = [k for k, v in b.cfg.values.items()
-                if (k in written and written[k] != v) or (k in _GRAPH_GROUP and k not in written and graph_written)]
-        if not drop:
-            continue
-        kept = CanonicalConfig(source=b.cfg.source, fmt=b.cfg.fmt)
-        for k, v in b.cfg.values.items():
-            if k not in drop:
-                kept.set(k, v, b.cfg.locations.get(k))
-        kept.env.update(b.cfg.env)
-        twin = copy.copy(b)
-        twin.cfg = kept if (kept.values or kept.env) else None
-        out[id(b)] = twin
-    return out
-
-
 def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
     """"Do NOT pass --no-gradient-accumulation-fusion": a rejected ``--no-X`` flag keeps X on
     (Megatron-LM's default), so the answer's launch has X=True, not an unknown."""
@@ -194,34 +151,6 @@ def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
         for key, value in b.cfg.values.items():
             if value is False and not config.has(key):
                 config.set(key, True, b.cfg.locations.get(key))
-
-
-def _impl_of(cfg: CanonicalConfig) -> str | None:
-    """The implementation a config asks for (``enable_cuda_graph=True`` is ``local``), None if unsaid."""
-    if cfg.has("model.cuda_graph_impl"):
-        return str(cfg.get("model.cuda_graph_impl"))
-    if cfg.get("model.enable_cuda_graph") is True:
-        return "local"
-    if cfg.get("model.external_cuda_graph") is True:
-        return "transformer_engine"
-    return None
-
-
-def _supersede(config: CanonicalConfig, cfg: CanonicalConfig) -> None:
-    """A later written block restates what is captured: with another implementation ("Attempt 2 —
-    use this one", a second recipe version) its graph settings replace the earlier ones as a group;
-    with a module list in the other spelling, that list replaces the other one. Written settings
-    otherwise merge key by key, the later value winning."""
-    new, old = _impl_of(cfg), _impl_of(config)
-    if new is not None and old is not None and new != old:
-        for key in _GRAPH_GROUP:
-            if config.has(key) and not cfg.has(key):
-                config.unset(key)
-        return
-    for mine, other in (("model.cuda_graph_modules", "model.cuda_graph_scope"),
-                        ("model.cuda_graph_scope", "model.cuda_graph_modules")):
-        if cfg.get(mine) is not None and config.has(other) and not cfg.has(other):
-            config.unset(other)
 
 
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
