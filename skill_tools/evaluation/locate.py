@@ -271,7 +271,7 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
         if is_table_start(lines, idx):
             found, idx = table_cells(lines[:end], idx, section.era)
             for cell in found:
-                yield from _table_blocks(cell)
+                yield from section.mark(_table_blocks(cell))  # a table under "Option B" is option B
             continue
         is_heading, era = heading_era(text)
         if is_heading:

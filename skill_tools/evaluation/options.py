@@ -27,7 +27,8 @@ from skill_tools.evaluation.polarity import ALTERNATIVE
 HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
                    r"(?:two|three|several|a few|a couple of)\s+(?:[a-z]+\s+){0,2}?"
                    r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
-                   r"fixes|solutions)\b|"
+                   r"fixes|solutions)\b|(?:have|need|must|get) to (?:choose|pick|decide)\b|"
+                   r"\b(?:choose|pick|decide) between\b|"
                    # the same in the other languages answers come in
                    r"\b(?:dos|tres|deux|trois|zwei|drei|due|tre|duas|três)\s+(?:\w+\s+)?(?:opciones|salidas|caminos|formas|"
                    r"maneras|soluciones|alternativas|options|solutions|façons|possibilités|optionen|wege|möglichkeiten|"
@@ -39,6 +40,8 @@ _LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?
                     r"(alternative|fallback|plan b)(?:\*\*|__)?\s*(?:[:—–(-]|(?:\*\*|__)?\s*$))", re.I)
 #: A numbered or lettered bold lead ("**1. Keep TE graphs ...**", "__B)__ full iteration").
 _NUMBERED_LEAD = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)\s*([1-4]|[a-dA-D])[.):]\s")
+#: A plain numbered list item ("1. Graphs on attention, no offloading:"), an option after a hedge.
+_PLAIN_ITEM = re.compile(r"^\s{0,3}([1-4])[.)]\s+\S")
 _ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
 _HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
 
@@ -51,6 +54,7 @@ class Section:
     hedge: int | None = None  # block groups seen since "choose one:" (None: no hedge open)
     option: int | None = None  # index of the labelled option we are in (None: not in one)
     option_level: int = 7  # heading level of the option labels (7: bold leads / list items)
+    items: bool = False  # the options are the items of a numbered list that follows a hedge
 
     def heading(self, line: str, era: str | None) -> None:
         """A Markdown heading or bold lead line: an option label opens an option; another heading
@@ -61,6 +65,7 @@ class Section:
         if self.label(line):
             return
         self.hedge = None
+        self.items = False
         if self.option is not None and level <= self.option_level and level < 7:
             self.option = None
 
@@ -68,6 +73,9 @@ class Section:
         """An option label on ``line`` (heading, bold lead or list item): moves to the next option."""
         m = _LABEL.match(line)
         n = None if m else _NUMBERED_LEAD.match(line)
+        if not m and not n and (self.hedge is not None or self.items):  # "You have to choose:\n1. …\n2. …"
+            n = _PLAIN_ITEM.match(line)
+            self.items = n is not None or (self.items and line[:1] in (" ", "\t"))  # until the list ends
         # after "two setups": "**1. ...**"; lettered leads ("**A. ...**", "**B. ...**") are options by
         # themselves, in any language, where numbered ones may be steps
         if n and (self.hedge is not None or self.option is not None or n.group(1).isalpha()):

@@ -25,8 +25,9 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, era_of, intro
 # --------------------------------------------------------------------------------------------
 
 _RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9_]{2,}|--[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?$")
-_VALUE_CELL = re.compile(r"^`[^`]+`$|^\"[^\"]*\"$|^\[[^\]]*\]$|^[\w.:+-]+$")
+_KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|--[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?$")
+_VALUE_CELL = re.compile(r"^(?!(?:same|unchanged|as is|as-is|n/a|ditto|idem|default)$)"
+                         r"(?:`[^`]+`|\"[^\"]*\"|\[[^\]]*\]|[\w.:+-]+)$", re.I)
 
 
 def is_table_start(lines: list[str], idx: int) -> bool:

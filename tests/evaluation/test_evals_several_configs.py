@@ -52,3 +52,21 @@ def test_a_rename_is_not_a_value_and_none_is_null():
     cfg = extract_config(text).config
     assert cfg.has("model.cuda_graph_scope") and cfg.get("model.cuda_graph_scope") is None
     assert not cfg.has("model.cuda_graph_modules")
+
+
+def test_a_table_under_option_b_is_option_b():
+    text = ("Two ways out:\n\n**Option A — selective recompute**\n\n`recompute_granularity=\"selective\"`, TE graphs on "
+            "`attn`.\n\n**Option B — full iteration**\n\n| | 0.18+ |\n|---|---|\n| impl | `cuda_graph_impl=\"full_iteration\"` |\n"
+            "| RNG | same |\n")
+    ex = extract_config(text).select("current")
+    assert not ex.config.has("model.cuda_graph_impl") and "RNG" not in ex.config.env
+    assert any(a.get("model.cuda_graph_impl") == "full_iteration" for a in ex.alternatives)
+
+
+def test_numbered_items_after_you_have_to_choose_are_options():
+    text = ("You have to choose:\n\n1. Graphs, no offloading:\n   " + F + "python\n   cfg.model.cpu_offloading = False\n"
+            "   cfg.model.cuda_graph_impl = \"transformer_engine\"\n   " + F + "\n"
+            "2. Keep `cpu_offloading=True` and disable graphs (`cuda_graph_impl=\"none\"`).\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cpu_offloading") is False and ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert any(a.get("model.cpu_offloading") is True for a in ex.alternatives)
