@@ -80,6 +80,14 @@ def inference_num_cuda_graphs(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"value": n, "fix": {"inference.num_cuda_graphs": -1}}
 
 
+def inference_pp_microbatch_graphs(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """arguments.py l.1147-1152 @core_v0.16.0, l.1774-1779 @core_v0.19.0: any impl but none is refused."""
+    value = ctx.cfg.get("model.inference_batch_times_seqlen_threshold")
+    impl = ctx.cfg.get("model.cuda_graph_impl")
+    if isinstance(value, int) and not isinstance(value, bool) and value > -1 and impl not in (None, "none"):
+        yield {"value": value, "impl": impl, "fix": {"model.inference_batch_times_seqlen_threshold": -1}}
+
+
 def memory_pp_per_layer(ctx: Ctx) -> Iterator[dict[str, Any]]:
     pp = ctx.model.get("pipeline_model_parallel_size") or 1
     if ctx.graphs_on and ctx.sim.impl in ("transformer_engine", "local") and pp > 1 and not ctx.intent.full_iteration:
