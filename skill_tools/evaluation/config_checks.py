@@ -144,9 +144,13 @@ def check_graph(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if "inference_scope" in spec and intent.effective_inference_scope not in spec["inference_scope"]:
         problems.append(f"inference scope {intent.effective_inference_scope!r} not in {spec['inference_scope']}")
     if problems:
-        # Graphs configured the wrong way contradict the task; no graph settings at all is only vague.
+        # Graphs configured the wrong way contradict the task; no graph settings at all is only vague,
+        # and so is a module list that prose may state in words the readers do not follow.
         fatal = intent.enabled or spec.get("enabled") is False
-        return CheckResult("graph", name, 0.0, f"{desc}: " + "; ".join(problems), spelled, fatal=bool(fatal))
+        unread = not mods and not _list_written(ctx) and all("module" in p for p in problems)
+        if unread:
+            problems.append("no module list was read, and the impl comes from prose: not held against the answer")
+        return CheckResult("graph", name, 0.0, f"{desc}: " + "; ".join(problems), spelled, fatal=bool(fatal) and not unread)
     return CheckResult("graph", name, 1.0, f"{desc}: as required", spelled)
 
 
@@ -277,3 +281,12 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         want = f"to contain {spec['contains']!r}"
     return CheckResult("env", name, 1.0 if ok else 0.0, f"{var}={value!r}" + ("" if ok else f": expected {want}"),
                        f"{var}={value}", fatal=not ok)
+
+
+def _list_written(ctx: AnswerContext) -> bool:
+    """The answer writes graph settings down (a block, a table row, a changed file), not only in prose."""
+    from skill_tools.evaluation.precedence import WRITTEN_ORIGINS
+
+    keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope")
+    return any(b.origin in WRITTEN_ORIGINS and b.cfg is not None and any(b.cfg.has(k) for k in keys)
+               for b in ctx.extraction.blocks)

@@ -40,8 +40,9 @@ _ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
 
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
 
-_YAML_LINE = re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w./-]*:(?:\s|$)|^\s*-\s+\S")
-_YAML_HINT = re.compile(r"^\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
+#: (a key that is a capitalised word, "Notes:" or "ValueError: …", is a label or a message, not config)
+_YAML_LINE = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:-\s+)?[A-Za-z_][\w./-]*:(?:\s|$)|^\s*-\s+\S")
+_YAML_HINT = re.compile(r"^(?![A-Z][a-z]\w*\s*:)\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
 
 _DANGER_MODULES = frozenset({"subprocess", "shutil", "socket", "pickle", "marshal", "importlib", "ctypes",
                              "builtins", "pty", "requests", "urllib", "http", "runpy", "code", "codeop"})

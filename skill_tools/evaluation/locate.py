@@ -47,7 +47,7 @@ _PROSE_KV = re.compile(
 #: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
 _PROSE_TO = re.compile(
     r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
-    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+)?(?:to|as)\s+`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
+    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+|(?:should|must|needs? to|has to) be\s+(?:set\s+)?)?(?:to\s+|as\s+|(?<=be\s))`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
     r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
@@ -56,6 +56,9 @@ _FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus
               r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
+#: A list item that is one setting: "- rng.te_rng_tracker: true", "* **cuda_graph_impl**: `local`".
+_BULLET_KV = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)\**`?((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\**\s*:\s*\**`?"
+                        r"([\w.+-]+|\[[^\]\n]*\])`?\**(\s*(?:[.,;#(—–-].*)?)$")
 #: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
 _RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)
 #: A value that is itself a CUDA-graph key name.
@@ -317,6 +320,7 @@ def _table_blocks(cell) -> Iterator[Block]:
 
 
 def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
+    text = _BULLET_KV.sub(r"\1\2=\3\4", text)  # "- model.use_te_rng_tracker: true" is key=value
     pol = LinePolarity(text, section_era)
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())

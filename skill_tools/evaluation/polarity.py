@@ -27,7 +27,8 @@ WINDOW = 300
 LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
-_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b)|"
+_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|"
+                    r"therefore\b|hence\b|thus\b|instead\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -155,7 +156,10 @@ class LinePolarity:
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
-        if _ALT.search(before) or _ALT.search(prefix[-100:]) or _OPENER.match(prefix):
+        # "…, optionally widening to X; set Y": Y's own clause asks for it; "(2) keep … with Y" is option 2
+        alt = _ALT.search(prefix[-100:])
+        asked = _AFFIRM.search(before) and not (alt and re.match(r"\s*(?:or\s*)?\(", alt.group(0)))
+        if _ALT.search(before) or (not asked and (alt or _OPENER.match(prefix))):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")

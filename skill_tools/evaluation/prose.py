@@ -137,6 +137,7 @@ _GROUP_STATE = re.compile(r"(" + _GROUP_ANY + r")\s+(?:(?:is|are|stays?|kept|lef
 _SWITCH = re.compile(r"((?<!\w)(?:turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on|aktivier(?:e|en))(?!\w)|"
                      r"开启|打开|启用|再开)|"
                      r"((?<!\w)(?:turn(?:ing)? off|switch(?:ing)? off|disabl(?:e|ing)|deaktivier(?:e|en))(?!\w)|关闭|关掉|禁用)", re.I)
+_KEEP_STATE = re.compile(r"\b(?:keep|leave|have)\s+([\w.` ,/]{3,160}?)\s+(on|off|enabled|disabled|true|false)\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|:(?=\s)|[。！？；：]")
 _IMPL_WORD = re.compile(r"(?<![\w.=\"'-])(transformer_engine|full_iteration)(?![\w\"'=])|"
                         r"\b(local)\s+(?:implementation|impl)\b", re.I)
@@ -194,6 +195,10 @@ def stated_in_words(text: str) -> Iterator[Stated]:
             for k in _BOOL_KEY.finditer(sentence, m.end(), tail_end):
                 if sentence[k.end():k.end() + 3].lstrip().startswith(("=", ":")):
                     continue  # written out as key=value: read as such
+                yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
+        for m in _KEEP_STATE.finditer(sentence):  # "keep use_te_rng_tracker and rng.te_rng_tracker on"
+            value = m.group(2).lower() in ("on", "enabled", "true")
+            for k in _BOOL_KEY.finditer(m.group(1)):
                 yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
         yield from _named_groups(sentence, lo)
         for m in _SCOPE_LIST.finditer(sentence):

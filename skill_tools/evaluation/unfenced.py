@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-_YAML_KEY = re.compile(r"^\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
+_YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
                        r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
 _JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
@@ -78,7 +78,7 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
     real = [ln for ln in body if not _COMMENT.match(ln)]
-    if real and all(_bullet_only(ln) for ln in real):
+    if real and all(_bullet_only(ln) or _LABEL.match(ln) for ln in real):
         return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
     if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
         return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)

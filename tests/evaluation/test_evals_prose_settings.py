@@ -1,0 +1,54 @@
+"""Settings written in sentences and lists the way people write them: "X should be Y", "keep X and
+Y on", "- key: value" bullets, a hedge in one clause and a request in the next, "rejects A, so use
+B"; labels ("Notes:") and error lines are not config. Answers written for these tests."""
+
+from __future__ import annotations
+
+from skill_tools.evaluation.extract import extract_config
+
+F = "```"
+
+
+def _cfg(text: str):
+    return extract_config(text).config
+
+
+def test_should_be_and_keep_on_are_read():
+    cfg = _cfg("cuda_graph_impl should be local for this. Keep use_te_rng_tracker and rng.te_rng_tracker on.")
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.use_te_rng_tracker") is True and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_list_items_that_are_one_setting_each_are_read():
+    cfg = _cfg("Don't patch TE. Set:\n- model.use_te_rng_tracker: true\n* **rng.te_rng_tracker**: `true`\n")
+    assert cfg.get("model.use_te_rng_tracker") is True and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_a_hedge_in_one_clause_leaves_the_next_clause_a_request():
+    cfg = _cfg("Use `cuda_graph_impl=\"transformer_engine\"` with `cuda_graph_modules=[\"attn\"]`, optionally widening "
+               "to `[\"attn\",\"mlp\"]` after an A/B; set `model.use_te_rng_tracker=True` and `rng.te_rng_tracker=True`.")
+    assert cfg.get("model.cuda_graph_modules") == ["attn"] and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_an_enumerated_second_option_stays_an_option():
+    ex = extract_config("Two ways: (1) selective, e.g. recompute_granularity=\"selective\"; or (2) keep full recompute "
+                        "and capture the iteration with cuda_graph_impl=\"full_iteration\".")
+    assert not ex.config.has("model.cuda_graph_impl")
+
+
+def test_a_rejection_before_so_does_not_reach_the_advice_after_it():
+    cfg = _cfg("Bridge rejects local with a partial scope, so use `cuda_graph_impl=\"transformer_engine\"` with "
+               "`cuda_graph_scope=[\"mlp\"]`.")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_scope") == ["mlp"]
+
+
+def test_labels_and_error_lines_are_not_config():
+    assert not _cfg("Notes:\n- Keep seq length and micro-batch size static.\n- Compare after capture.\n").values
+    assert not _cfg(f"{F}\nValueError: CUDA graphs not supported with CPU offloading.\n{F}\n").values
+
+
+def test_a_manifest_with_capitalised_nested_keys_is_still_yaml():
+    text = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nspec:\n  pytorchReplicaSpecs:\n    Worker:\n      replicas: 2\n"
+            "      template:\n        spec:\n          containers:\n            - name: pytorch\n              env:\n"
+            "                - name: NCCL_GRAPH_REGISTER\n                  value: \"0\"\n")
+    assert _cfg(text).env.get("NCCL_GRAPH_REGISTER") == "0"
