@@ -59,6 +59,11 @@ _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALU
 #: A list item that is one setting: "- rng.te_rng_tracker: true", "* **cuda_graph_impl**: `local`".
 _BULLET_KV = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)\**`?((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\**\s*:\s*\**`?"
                         r"([\w.+-]+|\[[^\]\n]*\])`?\**(\s*(?:[.,;#(—–-].*)?)$")
+#: "cuda_graph_impl: transformer_engine, cuda_graph_modules: [attn]" in a sentence: a key with an
+#: underscore, a colon, and a value that is a list, a boolean, a number or an identifier.
+_PROSE_COLON = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+"
+                          r"(\[[^\]\n]{0,80}\]|true|false|True|False|\d+(?:\.\d+)?|[a-z]+_[a-z_]+|local|none|block|layer)"
+                          r"(?=[\s,;.)]|$)")
 #: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
 _RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)
 #: A value that is itself a CUDA-graph key name.
@@ -296,6 +301,11 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
 _QUOTE = re.compile(r"^\s{0,3}>\s?")
 
 
+def masked_code(text: str) -> str:
+    """``text`` with its inline code spans blanked (their settings are read from the spans)."""
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def _described(blocks) -> Iterator[Block]:
     """Settings in a Markdown quote are what the user (or a log) said: neither recommended nor
     rejected by the answer."""
@@ -333,6 +343,8 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
             continue
         if _RENAMED.search(text[max(0, m.start() - 40):m.start()]) or _KEY_NAME.match(value.strip("`'\"")):
             continue  # "rename cuda_graph_scope to cuda_graph_modules": a key's new name, not its value
+        if value.lower() == "empty":
+            value = "[]"  # "cuda_graph_modules must be empty"
         p = pol.at(m.start(), m.end())
         kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
             ("hydra", _kv(key, value))
@@ -344,12 +356,17 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
         block.era, block.why = p.era, p.why
         yield block
-    masked = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    masked = masked_code(text)
     for m in _PROSE_FLAGS.finditer(masked):  # "Megatron-LM flags: --cuda-graph-impl local --cuda-graph-scope x"
         p = pol.at(m.start(), m.end())
         for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
             block.era, block.why = p.era, p.why
             yield block
+    for m in _PROSE_COLON.finditer(masked_code(text)):  # "Under model: cuda_graph_impl: transformer_engine, …"
+        p = pol.at(m.start(), m.end())
+        block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
+        block.era, block.why = p.era, p.why
+        yield block
     for m in _PARALLEL_KV.finditer(text):  # "TP=8 (one node)": a parallel size as people write it
         p = pol.at(m.start(), m.end())
         block = Block("hydra", f"{PARALLEL[m.group(1)]}={m.group(2)}", ln, "prose", p.role)

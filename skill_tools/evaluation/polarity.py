@@ -28,7 +28,7 @@ LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
 _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|"
-                    r"therefore\b|hence\b|thus\b|instead\b)|"
+                    r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change)\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -157,7 +157,7 @@ class LinePolarity:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
         # "…, optionally widening to X; set Y": Y's own clause asks for it; "(2) keep … with Y" is option 2
-        alt = _ALT.search(prefix[-100:])
+        alt = _ALT.search(prefix[prefix.rfind(";") + 1:][-100:])  # a hedge does not reach past a ';'
         asked = _AFFIRM.search(before) and not (alt and re.match(r"\s*(?:or\s*)?\(", alt.group(0)))
         if _ALT.search(before) or (not asked and (alt or _OPENER.match(prefix))):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")

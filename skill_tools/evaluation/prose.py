@@ -174,6 +174,12 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+_LIST_EMPTY = re.compile(r"(?<![\w.])(?:model\.)?(cuda_graph_modules|cuda_graph_scope)`?\s+(?:left\s+|kept\s+|as\s+an\s+)?"
+                         r"(?:empty|\(empty\)|empty list)\b", re.I)
+_MOD = r"`?(?:moe_router|moe_preprocess|attn|mlp|moe|mamba)`?"
+#: "modules moe_router + moe_preprocess", "module list attn and mlp": the list named in words.
+_MODULES_NAMED = re.compile(r"\b(?:modules|module list|graph modules)\s+(" + _MOD + r"(?:\s*(?:\+|,|and|&)\s*" + _MOD + r")+)",
+                            re.I)
 #: "Modules: [attn, moe]": a module list after a label (the colon ends no sentence here).
 _SCOPE_LABEL = re.compile(r"\b(?:scope|modules|module list|captured modules)\s*:\s*\[([^\[\]]{1,120})\]", re.I)
 
@@ -201,6 +207,11 @@ def stated_in_words(text: str) -> Iterator[Stated]:
             for k in _BOOL_KEY.finditer(m.group(1)):
                 yield Stated(BOOL_KEYS[k.group(1)], value, lo + m.start(), m.end() - m.start())
         yield from _named_groups(sentence, lo)
+        for m in _LIST_EMPTY.finditer(sentence):  # "with cuda_graph_modules empty"
+            yield Stated("model." + m.group(1), [], lo + m.start(), m.end() - m.start())
+        for m in _MODULES_NAMED.finditer(sentence):  # "modules moe_router + moe_preprocess"
+            names = re.findall(r"moe_router|moe_preprocess|attn|mlp|moe|mamba", m.group(1))
+            yield Stated("model.cuda_graph_modules", list(dict.fromkeys(names)), lo + m.start(), m.end() - m.start())
         for m in _SCOPE_LIST.finditer(sentence):
             names = [n.strip(" '\"`") for n in m.group(1).split(",")]
             if names and all(_MODULE_WORD.fullmatch(n) for n in names):

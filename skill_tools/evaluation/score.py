@@ -246,7 +246,7 @@ class Scorer:
             rules = set()
         outcome = self._outcome(task)
         cause = str(outcome.spec.get("cause") or "") if outcome is not None else ""
-        if setup.workload == "inference" or (_graphs_on(stated) and "rng" not in cause):
+        if setup.workload == "inference" or ((_graphs_on(stated) or setup.graph_impl) and "rng" not in cause):
             rules.add("te-rng-tracker-required")  # a setup that already runs graphs has what every impl needs
         return sorted(rules)
 

@@ -11,6 +11,7 @@ from typing import Iterator
 
 from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import _DANGER_TEXT, Block, _shell_blocks
+from skill_tools.evaluation.prose import BOOL_KEYS
 
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 #: Table cells that switch a Megatron-LM boolean flag on or off.
@@ -68,7 +69,8 @@ def _kv(key: str, value: str) -> str:
         value = re.sub(r"\s+", "", value)
     if value in ("None", "none") and "cuda_graph_impl" not in key:
         value = "null"  # Python's None written in prose ("cuda_graph_scope = None"); impl "none" is a value
-    return f"{_strip_root(key)}={value}"
+    key = _strip_root(key)
+    return f"{BOOL_KEYS.get(key, key)}={value}"  # a bare "te_rng_tracker" is rng.te_rng_tracker
 
 
 def _strip_root(key: str) -> str:

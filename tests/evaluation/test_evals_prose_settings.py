@@ -52,3 +52,33 @@ def test_a_manifest_with_capitalised_nested_keys_is_still_yaml():
             "      template:\n        spec:\n          containers:\n            - name: pytorch\n              env:\n"
             "                - name: NCCL_GRAPH_REGISTER\n                  value: \"0\"\n")
     assert _cfg(text).env.get("NCCL_GRAPH_REGISTER") == "0"
+
+
+def test_terse_ground_truth_prose_is_read():
+    cfg = _cfg("Under model: cuda_graph_impl: transformer_engine, cuda_graph_modules: [attn] (0.18+ spelling), "
+               "use_te_rng_tracker: true; and rng: te_rng_tracker: true.")
+    assert cfg.get("model.cuda_graph_modules") == ["attn"] and cfg.get("rng.te_rng_tracker") is True
+    assert _cfg("use cuda_graph_impl=\"full_iteration\" with cuda_graph_modules empty.").get("model.cuda_graph_modules") == []
+    assert _cfg("Start with cuda_graph_impl=\"transformer_engine\" and modules moe_router + moe_preprocess."
+                ).get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    cfg = _cfg("Bridge now rejects it: use model.cuda_graph_impl=\"transformer_engine\" for scoped capture.")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_every_ground_truth_passes_its_own_task():
+    """The task set's ground truths are correct answers written tersely: the scorer passes them.
+    local-partial-scope-crash's ground truth names neither the module list ("such as attn or mlp")
+    nor the RNG tracker its rubric requires, so it is scored, not required to pass."""
+    import json
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    path = Path(__file__).resolve().parents[2] / "evals" / "evals.json"
+    tasks = json.loads(path.read_text())
+    records = [AnswerRecord(t["id"], "with_skill", "ground-truth", t["ground_truth"], i + 1) for i, t in enumerate(tasks)
+               if t.get("should_trigger") and t.get("expected_skill") == "megatron-cuda-graphs"]
+    report = score_all(load_tasks(path), records)
+    failing = sorted(a["id"] for a in report["answers"] if not a["passed"])
+    assert failing == ["local-partial-scope-crash"]
