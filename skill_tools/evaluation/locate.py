@@ -12,7 +12,6 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.config import pysource
-from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import (
     COUNTEREXAMPLE,
     SUGGESTED,
@@ -31,6 +30,10 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
+from skill_tools.evaluation.prose_patterns import (
+    _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
+    _PROSE_TO, _RENAMED,
+)
 from skill_tools.evaluation.spans import _inline_code, _kv, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -41,39 +44,6 @@ _LANG = {
     "text": "auto", "txt": "auto", "": "auto", "ini": "sectioned", "toml": "sectioned", "cfg": "sectioned", "diff": "diff", "patch": "diff",
 }
 _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
-_PROSE_KV = re.compile(
-    r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
-    r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])")
-#: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
-_PROSE_TO = re.compile(
-    r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
-    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+|(?:should|must|needs? to|has to) be\s+(?:set\s+)?)?(?:to\s+|as\s+|(?<=be\s))`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
-#: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
-_PROSE_QUOTED = re.compile(
-    r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
-_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
-              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
-              r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
-_PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
-                          r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
-#: A list item that is one setting: "- rng.te_rng_tracker: true", "* **cuda_graph_impl**: `local`".
-_BULLET_KV = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)\**`?((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\**\s*:\s*\**`?"
-                        r"([\w.+-]+|\[[^\]\n]*\])`?\**(\s*(?:[.,;#(—–-].*)?)$")
-#: "cuda_graph_impl: transformer_engine, cuda_graph_modules: [attn]" in a sentence: a key with an
-#: underscore, a colon, and a value that is a list, a boolean, a number or an identifier.
-_PROSE_COLON = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+"
-                          r"(\[[^\]\n]{0,80}\]|true|false|True|False|\d+(?:\.\d+)?|[a-z]+_[a-z_]+|local|none|block|layer)"
-                          r"(?=[\s,;.)]|$)")
-#: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
-_RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)
-#: A value that is itself a CUDA-graph key name.
-_KEY_NAME = re.compile(r"^(?:[a-z_]+\.)*(?:cuda_graph_\w+|enable_cuda_graph|external_cuda_graph|inference_cuda_graph_scope|"
-                       r"use_te_rng_tracker|te_rng_tracker|check_for_nan_in_\w+)$")
-_PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
-_NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
-                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
-                         "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
-                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
 
 
 def _locate(text: str) -> Iterator[Block]:
@@ -339,7 +309,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
             yield block
     for m in _PROSE_TO.finditer(text):
         key, value = m.group(1), m.group(2) or m.group(3)
-        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key):
+        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key) or _FILE_KEY.search(key):
             continue
         if _RENAMED.search(text[max(0, m.start() - 40):m.start()]) or _KEY_NAME.match(value.strip("`'\"")):
             continue  # "rename cuda_graph_scope to cuda_graph_modules": a key's new name, not its value

@@ -82,3 +82,8 @@ def test_every_ground_truth_passes_its_own_task():
     report = score_all(load_tasks(path), records)
     failing = sorted(a["id"] for a in report["answers"] if not a["passed"])
     assert failing == ["local-partial-scope-crash"]
+
+
+def test_a_file_named_in_a_sentence_is_not_a_key():
+    cfg = _cfg("I updated `train.sh` to pass `--cuda-graph-impl full_iteration` and kept `--te-rng-tracker`.")
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration" and not any(k.endswith(".sh") for k in cfg.values)

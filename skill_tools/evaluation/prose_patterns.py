@@ -1,0 +1,43 @@
+"""The patterns by which settings are found in prose: ``key=value``, "set key to value", "key should
+be value", ``key: value`` pairs and list items, flags named in a sentence, "TP=8", and the words
+that are never a value. :mod:`locate` applies them line by line, each match judged by its clause.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PROSE_KV = re.compile(
+    r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
+    r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])")
+#: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
+_PROSE_TO = re.compile(
+    r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
+    r"\s+(?:(?:(?:is\s+|are\s+)?set\s+|(?:should|must|needs? to|has to) be\s+(?:set\s+)?)?(?:to\s+|as\s+|(?<=be\s))`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
+#: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
+_PROSE_QUOTED = re.compile(
+    r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
+_FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
+              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
+              r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
+_PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
+                          r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
+#: A list item that is one setting: "- rng.te_rng_tracker: true", "* **cuda_graph_impl**: `local`".
+_BULLET_KV = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)\**`?((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\**\s*:\s*\**`?"
+                        r"([\w.+-]+|\[[^\]\n]*\])`?\**(\s*(?:[.,;#(—–-].*)?)$")
+#: "cuda_graph_impl: transformer_engine, cuda_graph_modules: [attn]" in a sentence: a key with an
+#: underscore, a colon, and a value that is a list, a boolean, a number or an identifier.
+_PROSE_COLON = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+"
+                          r"(\[[^\]\n]{0,80}\]|true|false|True|False|\d+(?:\.\d+)?|[a-z]+_[a-z_]+|local|none|block|layer)"
+                          r"(?=[\s,;.)]|$)")
+_FILE_KEY = re.compile(r"\.(?:sh|py|ya?ml|json|toml|txt|md|cfg|ini|slurm|sbatch)$")  # "updated `train.sh` to pass …"
+#: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
+_RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)
+#: A value that is itself a CUDA-graph key name.
+_KEY_NAME = re.compile(r"^(?:[a-z_]+\.)*(?:cuda_graph_\w+|enable_cuda_graph|external_cuda_graph|inference_cuda_graph_scope|"
+                       r"use_te_rng_tracker|te_rng_tracker|check_for_nan_in_\w+)$")
+_PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?![\w.])")
+_NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
+                         "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
+                         "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
+                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
