@@ -120,3 +120,26 @@ def diff_file(part: str) -> str | None:
     """The file one part of a multi-file diff changes (its ``+++ b/…`` or ``diff --git`` header)."""
     m = _DIFF_PATH.search(part)
     return next((g for g in m.groups() if g), None) if m else None
+
+
+def argv_commands(body: str) -> list[str]:
+    """Command lines Python code spells as argv lists (``["torchrun", "x.py", "--cuda-graph-impl",
+    "local"]``): each list of plain strings with a ``--flag`` in it, joined as a shell would read it.
+    Parsed with ``ast``, never run."""
+    import ast
+
+    from skill_tools.config import pysource
+
+    try:
+        tree = pysource.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        items = [e for e in getattr(node, "elts", []) if not isinstance(e, ast.Starred)]  # *sys.argv[1:]
+        if isinstance(node, (ast.List, ast.Tuple)) and items and \
+                all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
+            argv = [e.value for e in items]
+            if any(a.startswith("--") for a in argv):
+                out.append(shlex.join(argv))
+    return out[:8]

@@ -23,7 +23,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import diff_file, file_named, unwrap
+from skill_tools.evaluation.envelopes import argv_commands, diff_file, file_named, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
@@ -32,7 +32,7 @@ from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
-    _PROSE_TO, _RENAMED,
+    _PROSE_TO, _RENAMED, quoted_messages_blanked,
 )
 from skill_tools.evaluation.spans import _inline_code, _kv, table_pair_blocks
 
@@ -140,6 +140,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
+        if kind == "python":  # argv = ["torchrun", "x.py", "--cuda-graph-impl", "local"]
+            for command in argv_commands(body):
+                yield from _shell_blocks(command, line, role, "fenced")
         if kind == "yaml":  # a CI step's `run: |` script holds the launch command
             for script, at in run_scripts(body):
                 yield from _shell_blocks(script, line + at, role, "fenced")
@@ -301,6 +304,7 @@ def _table_blocks(cell) -> Iterator[Block]:
 
 def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
     text = _BULLET_KV.sub(r"\1\2=\3\4", text)  # "- model.use_te_rng_tracker: true" is key=value
+    text = quoted_messages_blanked(text)
     pol = LinePolarity(text, section_era)
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())

@@ -113,6 +113,8 @@ class LinePolarity:
     """Clause and sentence breaks of one line, found once; ``at(start, end)`` judges one setting."""
 
     def __init__(self, text: str, section_era: str | None = None):
+        # Markdown emphasis is not a word ("Do **not** switch to"): blanked, offsets kept
+        text = _EMPHASIS.sub(lambda m: " " * len(m.group(0)), text)
         self.text = text
         self.section_era = section_era
         masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
@@ -140,10 +142,14 @@ class LinePolarity:
         era = era_of(clause) or era_of(sentence) or self.section_era
         if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]) and not self.text[end:hi].strip(" `'\""):
             return Polarity(REJECTED, era, "the old side of an arrow")
+        if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, self.text[hi:hi + 40]):
+            return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
+        if _DESCRIBES.search(self.text[max(lo, start - 40):start]):
+            return Polarity(DESCRIBED, era, "what a library does, not advice")
         aside = self._aside_opener(start)
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
-        head = _DOUBLE_NEG.sub(" ", before)
+        head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
         if _CAUSE.search(head):
@@ -181,6 +187,12 @@ class LinePolarity:
         return self.text[max(0, i - 80):i]
 
 
+_SPACES = re.compile(r"\s+")
+_EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
+#: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
+_VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupported|crash(?:es)?|asserts?|❌|✗|✘)"
+#: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
+_DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects)\s+(?:that\s+)?[`'\"]?$", re.I)
 #: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it

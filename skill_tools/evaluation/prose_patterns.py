@@ -41,3 +41,25 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
                          "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
+
+
+def quoted_messages_blanked(text: str) -> str:
+    """``text`` with quoted messages blanked (offsets kept): ("--cuda-graph-scope and
+    --cuda-graph-modules cannot be used together.") is what a library prints, not settings. Double
+    quotes outside code spans pair up in order; a pair whose text has three spaces or more and no
+    ``=`` is a message. A quoted value (``"transformer_engine"``) has no spaces and stays."""
+    out = list(text)
+    in_code = False
+    opening = None
+    for i, ch in enumerate(text):
+        if ch == "`":
+            in_code = not in_code
+        elif ch in "\"“”" and not in_code:
+            if opening is None:
+                opening = i
+            else:
+                inner = text[opening + 1:i]
+                if inner.count(" ") >= 3 and "=" not in inner:
+                    out[opening + 1:i] = " " * len(inner)
+                opening = None
+    return "".join(out)

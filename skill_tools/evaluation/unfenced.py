@@ -33,7 +33,7 @@ _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
 #: Dockerfile instructions, and the quoted words of a ``CMD [...]`` array continued over lines.
 _DOCKER = re.compile(r"^\s*(?:(?:FROM|RUN|CMD|ENV|WORKDIR|COPY|ADD|ENTRYPOINT|ARG|LABEL|EXPOSE|USER|VOLUME|SHELL)\s+\S.*|"
-                     r"(?:\"[^\"]*\"\s*,\s*)*\"[^\"]*\"\s*\]?\s*,?\s*\\?)$")
+                     r"(?:\"[^\"]*\"\s*,\s*)*\"[^\"]*\"\s*\]?\s*,?\s*\\?|\*{1,2}[\w.\[\]:]+,?)$")
 _COMMENT = re.compile(r"^\s*(?:#|//|;)")
 _LABEL = re.compile(r"^\s*[A-Za-z_][\w .-]*:\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")

@@ -87,3 +87,27 @@ def test_every_ground_truth_passes_its_own_task():
 def test_a_file_named_in_a_sentence_is_not_a_key():
     cfg = _cfg("I updated `train.sh` to pass `--cuda-graph-impl full_iteration` and kept `--te-rng-tracker`.")
     assert cfg.get("model.cuda_graph_impl") == "full_iteration" and not any(k.endswith(".sh") for k in cfg.values)
+
+
+def test_emphasised_negations_and_arrow_verdicts_reject():
+    text = ("Keep `cuda_graph_impl=\"local\"` + `cuda_graph_scope=[\"full_iteration\"]`.\n\n"
+            "- Do **not** switch to `cuda_graph_impl=\"full_iteration\"` on 0.16.\n"
+            "- `cuda_graph_impl=\"full_iteration\"` on 0.16 → rejected (0.18+ only).\n")
+    assert _cfg(text).get("model.cuda_graph_impl") == "local"
+
+
+def test_what_a_library_enforces_is_not_advice_and_quoted_messages_are_not_settings():
+    cfg = _cfg("The TE helper enforces `NCCL_GRAPH_REGISTER=0` with expandable segments, so switch: "
+               "`cfg.model.cuda_graph_impl = \"local\"`.")
+    assert "NCCL_GRAPH_REGISTER" not in cfg.env
+    cfg = _cfg("Use `cuda_graph_modules=[]`; setting both fails (\"--cuda-graph-scope and --cuda-graph-modules cannot be "
+               "used together.\").")
+    assert cfg.get("model.cuda_graph_modules") == []
+
+
+def test_an_argv_list_in_python_is_the_command_it_spells():
+    text = (F + "python\nimport sys\nargv = [\n    \"torchrun\", \"gpt_dynamic_inference.py\",\n"
+            "    \"--cuda-graph-impl\", \"local\", \"--cuda-graph-scope\", \"full_iteration_inference\",\n"
+            "    *sys.argv[1:],\n]\n" + F + "\n")
+    cfg = extract_config(text).select("legacy").config
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.cuda_graph_scope") == ["full_iteration_inference"]
