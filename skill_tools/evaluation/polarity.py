@@ -53,7 +53,7 @@ _NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えな
 _NEG_NEAR = re.compile(
     r"\b(?:not|no|without|remove|removing|delete|unset|replace|old|deprecated|"
     r"drop(?![-_ ]?(?:and|&|pad|less|out|ped\b)))\b(?:\s+(?:the|a|an|any|setting|set|using|use|passing|"
-    r"with|key|flag|option|spelling|old|legacy|\w+ing)){0,3}\s*[`'\"]?$", re.I)
+    r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`)){0,3}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
 _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)\s+(?:now\s+|also\s+)?(?:the|an?)\s+"

@@ -111,3 +111,11 @@ def test_an_argv_list_in_python_is_the_command_it_spells():
             "    *sys.argv[1:],\n]\n" + F + "\n")
     cfg = extract_config(text).select("legacy").config
     assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.cuda_graph_scope") == ["full_iteration_inference"]
+
+
+def test_drop_the_named_thing_rejects_it():
+    from skill_tools.evaluation.polarity import REJECTED, LinePolarity
+
+    line = "Please drop the `transformer_engine/pytorch/distributed.py` monkeypatch from this PR."
+    start = line.index("monkeypatch")
+    assert LinePolarity(line).at(start, start + len("monkeypatch")).role == REJECTED
