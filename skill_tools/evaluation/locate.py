@@ -32,7 +32,7 @@ from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
-    _PROSE_TO, _RENAMED, quoted_messages_blanked,
+    _PROSE_TO, _RENAMED, _SECTION_WORD, quoted_messages_blanked,
 )
 from skill_tools.evaluation.spans import _inline_code, _kv, table_pair_blocks
 
@@ -350,6 +350,9 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         key, value = m.group(1), m.group(2)
         if "://" in value:
             continue
+        section = _SECTION_WORD.search(masked, max(0, m.start() - 30), m.start())
+        if section and "." not in key:
+            key = f"{section.group(1).lower()}.{key}"  # "dataset pad_to_max_length = False"
         p = pol.at(m.start(), m.end())
         if key.isupper():
             block = Block("env", f"{key}={value.strip(chr(34) + chr(39))}", ln, "prose", p.role)

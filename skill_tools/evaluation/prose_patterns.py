@@ -42,6 +42,9 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
                          "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
 
+#: A config section named right before a bare key ("dataset pad_to_max_length = False").
+_SECTION_WORD = re.compile(r"\b(model|dataset|rng|ddp|optimizer|train|checkpoint|rerun_state_machine|inference|"
+                           r"mixed_precision|comm_overlap)\s+$", re.I)
 
 def quoted_messages_blanked(text: str) -> str:
     """``text`` with quoted messages blanked (offsets kept): ("--cuda-graph-scope and

@@ -13,6 +13,8 @@ from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import _DANGER_TEXT, Block, _shell_blocks
 from skill_tools.evaluation.prose import BOOL_KEYS
 
+_SECTIONED_ASSIGN = re.compile(r"^(model|dataset|rng|ddp|optimizer|train|checkpoint|rerun_state_machine|inference)\s+"
+                               r"([a-z_]\w*(?:\.\w+)*)\s*[=:]\s*(\S.*)$", re.I)
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 #: Table cells that switch a Megatron-LM boolean flag on or off.
 _ON = frozenset({"on", "yes", "true", "enabled", "enable", "set", "✓", "✔", "x"})
@@ -45,10 +47,17 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     if _DANGER_TEXT.search(code):
         yield Block("shell", code, ln, "inline", role)  # screened and rejected
         return
-    if code.startswith("--"):
+    sectioned = _SECTIONED_ASSIGN.match(code)  # `dataset pad_to_max_length = False`
+    if sectioned:
+        yield Block("hydra", _kv(f"{sectioned.group(1).lower()}.{sectioned.group(2)}", sectioned.group(3).strip()),
+                    ln, "inline", role)
+    elif code.startswith("--"):
         yield from _shell_blocks(code, ln, role, "inline")
     elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
         yield from _shell_blocks(code, ln, role, "inline")
+    elif re.match(r"^(?:offline_packing_specs|packed_sequence_specs)\.\w+\s*=", code):
+        key, value = code.split("=", 1)
+        yield Block("hydra", _kv(key.strip(), value.strip()), ln, "inline", role)
     elif re.match(r"^[\w.\[\]'\"]+\s+=\s+\S", code) and _PY_ASSIGN.match(code) and \
             "." in code.split("=", 1)[0]:
         yield Block("python", code, ln, "inline", role)
@@ -70,6 +79,8 @@ def _kv(key: str, value: str) -> str:
     if value in ("None", "none") and "cuda_graph_impl" not in key:
         value = "null"  # Python's None written in prose ("cuda_graph_scope = None"); impl "none" is a value
     key = _strip_root(key)
+    if key.startswith(("offline_packing_specs.", "packed_sequence_specs.")):
+        key = "dataset." + key  # Bridge's packing specs live under dataset
     return f"{BOOL_KEYS.get(key, key)}={value}"  # a bare "te_rng_tracker" is rng.te_rng_tracker
 
 

@@ -119,3 +119,9 @@ def test_drop_the_named_thing_rejects_it():
     line = "Please drop the `transformer_engine/pytorch/distributed.py` monkeypatch from this PR."
     start = line.index("monkeypatch")
     assert LinePolarity(line).at(start, start + len("monkeypatch")).role == REJECTED
+
+
+def test_a_section_word_before_a_bare_key_places_it():
+    cfg = _cfg("Fix: `offline_packing_specs.pad_cu_seqlens = True` and `dataset pad_to_max_length = False`.")
+    assert cfg.get("dataset.offline_packing_specs.pad_cu_seqlens") is True
+    assert cfg.get("dataset.pad_to_max_length") is False
