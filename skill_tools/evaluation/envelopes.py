@@ -38,7 +38,24 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
         body = textwrap.dedent("\n".join(kept))
     if "[" in body and re.search(r"^\s*(?:CMD|ENTRYPOINT|RUN)\s*\[", body, re.M):
         body = _docker_arrays(body)
+    if kind in ("shell", "auto") and "," in body and re.search(r"\s(?:-m|--multirun)(?:\s|$)", body):
+        body = _SWEEP.sub(_first_of_sweep, body)
     return body, kind
+
+
+#: A Hydra override whose value sweeps (``model.cuda_graph_modules=[attn],[attn,mlp]`` under ``-m``).
+_SWEEP = re.compile(r"(?<![\w.-])((?:[+~]{0,2})[A-Za-z_]\w*(?:\.\w+)+=)([^\s'\"]+)")
+
+
+def _first_of_sweep(m: re.Match[str]) -> str:
+    """The first value of a sweep: the run a multirun starts with (the others are its A/B)."""
+    depth, value = 0, m.group(2)
+    for i, ch in enumerate(value):
+        depth += ch in "[({"
+        depth -= ch in "])}"
+        if ch == "," and depth == 0:
+            return m.group(1) + value[:i]
+    return m.group(0)
 
 
 def _apply_patch(body: str) -> str:

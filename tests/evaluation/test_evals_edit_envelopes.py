@@ -58,3 +58,11 @@ def test_a_dockerfile_cmd_array_is_the_launch_it_runs():
 def test_a_bad_array_is_left_as_written():
     body = "CMD [\"torchrun\", --broken\n"
     assert unwrap(body, "auto") == (body, "auto")
+
+
+def test_a_multirun_sweep_is_read_as_its_first_run():
+    text = (F + "bash\npython run_recipe.py -m model.cuda_graph_impl=transformer_engine "
+            "'model.cuda_graph_modules=[attn],[attn,mlp]' rng.te_rng_tracker=true\n" + F + "\n")
+    assert extract_config(text).config.get("model.cuda_graph_modules") == ["attn"]
+    body = "python x.py model.cuda_graph_modules=[attn],[attn,mlp]"  # no -m: left as written (Hydra refuses it)
+    assert unwrap(body, "shell") == (body, "shell")
