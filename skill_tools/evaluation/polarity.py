@@ -140,7 +140,8 @@ class LinePolarity:
         sentence = self.text[s_lo:s_hi]
         clause = self.text[lo:hi]
         era = era_of(clause) or era_of(sentence) or self.section_era
-        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]) and not self.text[end:hi].strip(" `'\""):
+        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]) and \
+                not _JOINED.sub(" ", self.text[end:hi]).strip(" `'\""):  # "`a` + `b` → `c`": a and b are old
             return Polarity(REJECTED, era, "the old side of an arrow")
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, self.text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
@@ -188,6 +189,8 @@ class LinePolarity:
 
 
 _SPACES = re.compile(r"\s+")
+#: Other settings and joiners between a setting and an arrow: "`a=1` + `b=2` → …".
+_JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)
 _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 #: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
 _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupported|crash(?:es)?|asserts?|❌|✗|✘)"
