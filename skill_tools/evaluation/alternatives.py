@@ -68,6 +68,9 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
             keys = set(err.get("keys") or [])
             if rule in main_rules or not keys & changed or (rule in context_rules and not keys & set(option.values)):
                 continue  # the task's own error is charged to an option only when the option sets its keys
+            fix = set((err.get("fix") or {}).keys())
+            if fix and not any(option.has(k) or k in option.env for k in fix):
+                continue  # a companion the option leaves unsaid: an option names what changes, not everything
             shown = ", ".join(f"{k}={option.get(k)!r}" for k in sorted(own) if option.has(k))
             return CheckResult("options", "options offered are valid", 0.0,
                                f"an option the answer offers ({shown or ', '.join(sorted(own))}) fails on the "

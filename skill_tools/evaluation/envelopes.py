@@ -160,3 +160,34 @@ def argv_commands(body: str) -> list[str]:
             if any(a.startswith("--") for a in argv):
                 out.append(shlex.join(argv))
     return out[:8]
+
+
+#: The config sections a nested dict of overrides is keyed by.
+_SECTION_KEYS = frozenset({"model", "rng", "ddp", "optimizer", "train", "dataset", "checkpoint", "rerun_state_machine",
+                           "inference", "mixed_precision", "comm_overlap", "logger", "scheduler"})
+
+
+def nested_override_dicts(body: str) -> list[str]:
+    """Dict literals keyed by config sections inside Python calls (``OmegaConf.create({"model":
+    {...}, "rng": {...}})``), as JSON for the canonical reader. ``ast.literal_eval`` on the dict
+    node only: constants, nothing run."""
+    import ast
+
+    from skill_tools.config import pysource
+
+    try:
+        tree = pysource.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for arg in node.args:
+                if isinstance(arg, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _SECTION_KEYS
+                                                     for k in arg.keys):
+                    try:
+                        out.append(json.dumps(ast.literal_eval(arg)))
+                    except (ValueError, TypeError, SyntaxError, RecursionError):
+                        continue
+    return out[:8]
+

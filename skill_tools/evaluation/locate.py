@@ -23,7 +23,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import argv_commands, diff_file, file_named, unwrap
+from skill_tools.evaluation.envelopes import argv_commands, diff_file, file_named, nested_override_dicts, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
@@ -140,9 +140,11 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         yield Block(kind, body, line, "fenced", role)
-        if kind == "python":  # argv = ["torchrun", "x.py", "--cuda-graph-impl", "local"]
+        if kind == "python":  # argv = ["torchrun", "x.py", "--cuda-graph-impl", "local"]; OmegaConf.create({...})
             for command in argv_commands(body):
                 yield from _shell_blocks(command, line, role, "fenced")
+            for nested in nested_override_dicts(body):
+                yield Block("json", nested, line, "fenced", role)
         if kind == "yaml":  # a CI step's `run: |` script holds the launch command
             for script, at in run_scripts(body):
                 yield from _shell_blocks(script, line + at, role, "fenced")

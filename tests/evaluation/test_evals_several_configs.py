@@ -70,3 +70,26 @@ def test_numbered_items_after_you_have_to_choose_are_options():
     ex = extract_config(text)
     assert ex.config.get("model.cpu_offloading") is False and ex.config.get("model.cuda_graph_impl") == "transformer_engine"
     assert any(a.get("model.cpu_offloading") is True for a in ex.alternatives)
+
+
+def test_an_option_is_not_charged_for_companions_it_leaves_unsaid():
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    answer = ("Local with a per-module scope is not supported for training; use TE:\n\n" + F + "python\n"
+              "cfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"mlp\"]\n"
+              "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n" + F + "\n\n"
+              "Keep `local` only if you want a full-iteration graph (`cuda_graph_impl=\"full_iteration\"` on 0.18+).\n")
+    report = score_all(tasks, [AnswerRecord("local-partial-scope-crash", "with_skill", "t", answer, 1)])
+    checks = [c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "options"]
+    assert not checks or checks[0]["score"] == 1.0
+
+
+def test_a_dict_of_sections_passed_to_a_call_is_read():
+    text = (F + "python\ngraph_overrides = OmegaConf.create({\n    \"model\": {\"cuda_graph_impl\": \"transformer_engine\", "
+            "\"cuda_graph_modules\": [\"attn\"]},\n    \"rng\": {\"te_rng_tracker\": True},\n})\n" + F + "\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("rng.te_rng_tracker") is True
