@@ -229,9 +229,9 @@ _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available
 # --------------------------------------------------------------------------------------------
 
 _INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change)|\*\*|$))|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
-                           r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem|"
+                           r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem(?:atic)? (?:config|setting|version|line)s?|"
                            r"your current|currently|you have)\b", re.I)
-_INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|"
+_INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead)\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")

@@ -93,3 +93,9 @@ def test_a_dict_of_sections_passed_to_a_call_is_read():
             "\"cuda_graph_modules\": [\"attn\"]},\n    \"rng\": {\"te_rng_tracker\": True},\n})\n" + F + "\n")
     cfg = extract_config(text).config
     assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_an_intro_that_names_the_cause_still_introduces_the_fix():
+    text = ("Only the router is the problem, so remove it from the graph list and keep the rest:\n\n" + F + "python\n"
+            "cfg.model.cuda_graph_modules = [\"attn\", \"moe_preprocess\"]\n" + F + "\n")
+    assert extract_config(text).config.get("model.cuda_graph_modules") == ["attn", "moe_preprocess"]
