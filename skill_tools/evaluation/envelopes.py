@@ -11,10 +11,13 @@ rewritten, never run.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
 import textwrap
+
+from skill_tools.config import pysource
 
 _PATCH_BEGIN = re.compile(r"^\*\*\* Begin Patch\s*$", re.M)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File:\s*(\S+)", re.M)
@@ -139,17 +142,20 @@ def diff_file(part: str) -> str | None:
     return next((g for g in m.groups() if g), None) if m else None
 
 
+def _parsed(body: str) -> ast.Module | None:
+    """``body`` parsed as Python (never run), or None when it is not Python."""
+    try:
+        return pysource.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def argv_commands(body: str) -> list[str]:
     """Command lines Python code spells as argv lists (``["torchrun", "x.py", "--cuda-graph-impl",
     "local"]``): each list of plain strings with a ``--flag`` in it, joined as a shell would read it.
     Parsed with ``ast``, never run."""
-    import ast
-
-    from skill_tools.config import pysource
-
-    try:
-        tree = pysource.parse(body)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(body)
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
@@ -171,13 +177,8 @@ def nested_override_dicts(body: str) -> list[str]:
     """Dict literals keyed by config sections inside Python calls (``OmegaConf.create({"model":
     {...}, "rng": {...}})``), as JSON for the canonical reader. ``ast.literal_eval`` on the dict
     node only: constants, nothing run."""
-    import ast
-
-    from skill_tools.config import pysource
-
-    try:
-        tree = pysource.parse(body)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(body)
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
