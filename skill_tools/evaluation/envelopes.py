@@ -192,3 +192,21 @@ def nested_override_dicts(body: str) -> list[str]:
                         continue
     return out[:8]
 
+
+
+#: A chat transcript line: "[14:02] sam: …", "14:02 <sam> …", "**sam** (14:02): …".
+_CHAT_LINE = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*<?([\w.-]{1,30})>?:?|\*\*([\w.-]{1,30})\*\*\s*\(\d{1,2}:\d{2}\):)\s")
+
+
+def chat_speaker(line: str) -> str | None:
+    m = _CHAT_LINE.match(line)
+    return (m.group(1) or m.group(2)).lower() if m else None
+
+
+def chat_asker(lines: list[str]) -> str | None:
+    """In a chat transcript (three or more timestamped lines, two speakers or more), the speaker of
+    the first line: the one who asks. Their settings are the setup they describe, not advice."""
+    speakers = [s for s in (chat_speaker(ln) for ln in lines[:400]) if s]
+    if len(speakers) < 3 or len(set(speakers)) < 2:
+        return None
+    return speakers[0]

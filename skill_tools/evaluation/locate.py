@@ -23,7 +23,7 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import argv_commands, diff_file, file_named, nested_override_dicts, unwrap
+from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, diff_file, file_named, nested_override_dicts, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
@@ -50,7 +50,7 @@ def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
     i = 0
     prose_start = 0
-    section = Section()  # the era named by the latest heading; which option we are in
+    section = Section(asker=chat_asker(lines))  # the era named by the latest heading; which option we are in
     while i < len(lines):
         m = _FENCE.match(lines[i])
         j = hunk_end(lines, i) if not m and EDIT_RESULT.match(lines[i]) else i + 1  # "⎿  Updated f.yaml …"
@@ -264,7 +264,8 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
                 continue
         else:
             section.label(text)
-        if _QUOTE.match(text):  # "> cfg.model.cuda_graph_modules = [...]": the user's words, quoted
+        if _QUOTE.match(text) or (section.asker and chat_speaker(text) == section.asker):
+            # "> cfg.model.x = …" or "[14:02] sam: copied x=…": the user's words, quoted
             yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
             idx += 1
             continue

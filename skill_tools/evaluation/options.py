@@ -55,6 +55,7 @@ class Section:
     option: int | None = None  # index of the labelled option we are in (None: not in one)
     option_level: int = 7  # heading level of the option labels (7: bold leads / list items)
     items: bool = False  # the options are the items of a numbered list that follows a hedge
+    asker: str | None = None  # in a chat transcript, the speaker who asked (their lines are the question)
 
     def heading(self, line: str, era: str | None) -> None:
         """A Markdown heading or bold lead line: an option label opens an option; another heading

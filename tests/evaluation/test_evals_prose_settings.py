@@ -125,3 +125,11 @@ def test_a_section_word_before_a_bare_key_places_it():
     cfg = _cfg("Fix: `offline_packing_specs.pad_cu_seqlens = True` and `dataset pad_to_max_length = False`.")
     assert cfg.get("dataset.offline_packing_specs.pad_cu_seqlens") is True
     assert cfg.get("dataset.pad_to_max_length") is False
+
+
+def test_the_askers_lines_of_a_chat_transcript_are_the_question():
+    text = ("[16:20] kim: cpu_offloading=True, cpu_offloading_num_layers=4 + TE graphs on attn, ok?\n"
+            "[16:21] ana: no, pick one\n"
+            "[16:22] ana: drop activation offloading, keep cuda_graph_impl=transformer_engine + attn\n")
+    cfg = _cfg(text)
+    assert not cfg.has("model.cpu_offloading") and cfg.get("model.cuda_graph_impl") == "transformer_engine"
