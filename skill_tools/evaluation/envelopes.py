@@ -174,22 +174,22 @@ _SECTION_KEYS = frozenset({"model", "rng", "ddp", "optimizer", "train", "dataset
 
 
 def nested_override_dicts(body: str) -> list[str]:
-    """Dict literals keyed by config sections inside Python calls (``OmegaConf.create({"model":
-    {...}, "rng": {...}})``), as JSON for the canonical reader. ``ast.literal_eval`` on the dict
+    """Dict literals keyed by config sections, passed to a call (``OmegaConf.create({"model":
+    {...}, "rng": {...}})``) or assigned (``overrides = {"model": {...}}``), as JSON for the canonical reader. ``ast.literal_eval`` on the dict
     node only: constants, nothing run."""
     tree = _parsed(body)
     if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            for arg in node.args:
-                if isinstance(arg, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _SECTION_KEYS
-                                                     for k in arg.keys):
-                    try:
-                        out.append(json.dumps(ast.literal_eval(arg)))
-                    except (ValueError, TypeError, SyntaxError, RecursionError):
-                        continue
+        values = node.args if isinstance(node, ast.Call) else [node.value] if isinstance(node, ast.Assign) else []
+        for arg in values:  # OmegaConf.create({...}) or overrides = {...}
+            if isinstance(arg, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _SECTION_KEYS
+                                                 for k in arg.keys):
+                try:
+                    out.append(json.dumps(ast.literal_eval(arg)))
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    continue
     return out[:8]
 
 

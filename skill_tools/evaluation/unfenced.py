@@ -27,6 +27,7 @@ _PYTHON = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\.\w+|\[[^\]]+\])*\.\w+\s*[+]?=\s*\
                      r"\w+\s*=\s*[\[{(]\s*|\w+\s*=\s*\{\s*[\"'].*\}\s*(?:#.*)?|\w+\s*=\s*(?:dict|list)\(.*|[\w\"']+\s*[:=]\s*.+,\s*(?:#.*)?|"
                      r"[)\]}]+\s*,?\s*|\w+\s*=\s*[A-Za-z_][\w.]*\(.*|[A-Za-z_][\w.]*\(.*\)\s*|"
                      r"\"[^\"]*\",?\s*(?:#.*)?|'[^']*',?\s*(?:#.*)?|"
+                     r"[\"'][\w.]+[\"']\s*:\s*[\[{(]\s*(?:#.*)?|\w+(?:\s*,\s*\w+)+\s*=\s*[A-Za-z_][\w.]*\(.*|"
                      r"if\s+__name__\s*==\s*[\"']__main__[\"']\s*:)$")
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")

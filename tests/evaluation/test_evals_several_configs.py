@@ -99,3 +99,11 @@ def test_an_intro_that_names_the_cause_still_introduces_the_fix():
     text = ("Only the router is the problem, so remove it from the graph list and keep the rest:\n\n" + F + "python\n"
             "cfg.model.cuda_graph_modules = [\"attn\", \"moe_preprocess\"]\n" + F + "\n")
     assert extract_config(text).config.get("model.cuda_graph_modules") == ["attn", "moe_preprocess"]
+
+
+def test_an_unfenced_script_with_a_nested_overrides_dict_is_read():
+    text = ("# switch the implementation and keep packing\nbase, excluded = make_base(cfg)\noverrides = {\n    \"model\": {\n"
+            "        \"cuda_graph_impl\": \"local\",\n        \"cuda_graph_modules\": [\"attn\"],\n    },\n"
+            "    \"rng\": {\"te_rng_tracker\": True},\n}\napply_overrides(cfg, overrides, excluded)\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("rng.te_rng_tracker") is True
