@@ -48,6 +48,9 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 
 def _locate(text: str) -> Iterator[Block]:
     lines = text.split("\n")
+    quoted = [ln for ln in lines if _QUOTE.match(ln) and ln.strip(" >")]
+    if len(quoted) * 2 > len([ln for ln in lines if ln.strip()]):  # a review thread: the quotes are the answer
+        lines = [_QUOTE.sub("", ln, count=1) for ln in lines]
     i = 0
     prose_start = 0
     section = Section(asker=chat_asker(lines))  # the era named by the latest heading; which option we are in

@@ -107,3 +107,11 @@ def test_an_unfenced_script_with_a_nested_overrides_dict_is_read():
             "    \"rng\": {\"te_rng_tracker\": True},\n}\napply_overrides(cfg, overrides, excluded)\n")
     cfg = extract_config(text).config
     assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_a_review_thread_in_quotes_is_the_answer():
+    text = ("> **@author**\n> Our run dies with the RNG tracker assert.\n\n> **@reviewer** — changes requested\n"
+            "> Please don't patch TE. Set\n> " + F + "python\n> cfg.model.use_te_rng_tracker = True\n"
+            "> cfg.rng.te_rng_tracker = True\n> " + F + "\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.use_te_rng_tracker") is True and cfg.get("rng.te_rng_tracker") is True
