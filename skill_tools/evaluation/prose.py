@@ -30,6 +30,9 @@ _VALUE_CELL = re.compile(r"^(?!(?:same|unchanged|as is|as-is|n/a|ditto|idem|defa
                          r"(?:`[^`]+`|\"[^\"]*\"|\[[^\]]*\]|[\w.:+-]+)$", re.I)
 
 
+_DITTO = frozenset({"same", "ditto", "〃", "same as left", "as left", "same as 0.16-0.17", "same as before"})
+
+
 def is_table_start(lines: list[str], idx: int) -> bool:
     return "|" in lines[idx] and idx + 1 < len(lines) and bool(_RULE.match(lines[idx + 1])) \
         and "|" in lines[idx + 1]
@@ -77,6 +80,9 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     first_row = True
     while i < len(lines) and "|" in lines[i] and lines[i].strip():
         row = cells(lines[i])
+        for j in range(2, len(row)):  # "| RNG | `use_te_rng_tracker=True` | same |": the left cell again
+            if row[j].strip(" *_").lower() in _DITTO:
+                row[j] = row[j - 1]
         row_era = era_of(row[0]) if row and len(row[0]) <= 40 else None  # | 0.18+ | … |: that era's row
         if row_era is not None:
             cols_here = [Polarity(c.role, row_era, c.why) for c in cols]

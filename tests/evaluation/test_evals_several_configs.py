@@ -115,3 +115,10 @@ def test_a_review_thread_in_quotes_is_the_answer():
             "> cfg.rng.te_rng_tracker = True\n> " + F + "\n")
     cfg = extract_config(text).config
     assert cfg.get("model.use_te_rng_tracker") is True and cfg.get("rng.te_rng_tracker") is True
+
+
+def test_a_ditto_cell_repeats_the_cell_to_its_left():
+    text = ("| setting | 0.16–0.17 | 0.18+ |\n|---|---|---|\n| list key | `cuda_graph_scope=[\"attn\"]` | "
+            "`cuda_graph_modules=[\"attn\"]` |\n| RNG | `use_te_rng_tracker=True` | same |\n")
+    cfg = extract_config(text).select("current").config
+    assert cfg.get("model.cuda_graph_modules") == ["attn"] and cfg.get("model.use_te_rng_tracker") is True
