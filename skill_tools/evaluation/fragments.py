@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from skill_tools.config import limits
 from skill_tools.config import pysource
+from skill_tools.evaluation.launchers import launcher_calls
 from skill_tools.config.model import CanonicalConfig
 
 MAX_ANSWER_CHARS = 100_000
@@ -238,6 +239,8 @@ def screen(block: Block) -> Finding | None:
         return Finding("limit", f"{block.kind} fragment nests {depth} levels deep (limit {MAX_NESTING})",
                        block.line, _snippet(text))
     m = _DANGER_TEXT.search(text)
+    if m and block.kind == "python" and _launches_only(text):
+        m = None  # subprocess.run(["torchrun", …]) and nothing else: judged by the AST screen below
     if m:
         return Finding("security", f"{block.kind} fragment attempts code execution ({m.group(0)!r}); "
                                    "it is not read", block.line + text[:m.start()].count("\n"), _snippet(text, m.start()))
@@ -255,19 +258,30 @@ def screen(block: Block) -> Finding | None:
     return None
 
 
+def _launches_only(text: str) -> bool:
+    """Every text match of the danger screen is ``subprocess.`` of a launcher call (see :mod:`launchers`)."""
+    if any(m.group(0).lower() != "subprocess." for m in _DANGER_TEXT.finditer(text)):
+        return False
+    try:
+        return "subprocess" in launcher_calls(pysource.parse(text))["modules"]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
 def _screen_python(block: Block) -> Finding | None:
     try:
         tree = pysource.parse(block.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # the reader reports the syntax problem as a parse finding
     benign = _plain_attribute_calls(tree)
+    launches = launcher_calls(tree)  # subprocess.run(["torchrun", …]): a launch written down, read, never run
     for node in ast.walk(tree):
         bad: str | None = None
-        if isinstance(node, ast.Name) and id(node) in benign:
+        if isinstance(node, (ast.Name, ast.Attribute)) and (id(node) in benign or id(node) in launches["nodes"]):
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES]
+            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES and n.split(".")[0] not in launches["modules"]]
             bad = f"import of {hit[0]}" if hit else None
         elif isinstance(node, ast.Name) and (node.id in _DANGER_CALLS or _dunder(node.id)):
             bad = f"use of {node.id}"

@@ -109,3 +109,15 @@ def test_cli_never_writes_files_named_by_answers(tmp_path, monkeypatch, capsys):
     rc = main(["evals", "score", "--answers", str(answers), "--evals", str(EVALS)])
     assert rc == 1
     assert set(tmp_path.iterdir()) == before
+
+
+def test_a_training_launcher_wrapper_is_read_and_other_subprocess_calls_are_still_refused():
+    from skill_tools.evaluation.extract import extract_config
+
+    launcher = (f"{F}python\nimport subprocess\nsubprocess.run([\"torchrun\", \"pretrain_gpt.py\", \"--cuda-graph-impl\", "
+                f"\"full_iteration\"], check=True)\n{F}")
+    ex = extract_config(launcher)
+    assert not ex.unsafe and ex.config.get("model.cuda_graph_impl") == "full_iteration"
+    for body in ("subprocess.run([\"python\", \"x.py\"], shell=True)", "subprocess.run([\"bash\", \"-c\", \"python x.py\"])",
+                 "subprocess.run(cmd)", "subprocess.run([\"touch\", \"f\"])"):
+        assert extract_config(f"{F}python\nimport subprocess\n{body}\n{F}").unsafe, body
