@@ -147,7 +147,7 @@ def check_graph(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         # Graphs configured the wrong way contradict the task; no graph settings at all is only vague,
         # and so is a module list that prose may state in words the readers do not follow.
         fatal = intent.enabled or spec.get("enabled") is False
-        unread = not mods and not _list_written(ctx) and all("module" in p for p in problems)
+        unread = not mods and not _graph_written(ctx) and all("module" in p for p in problems)
         if unread:
             problems.append("no module list was read, and the impl comes from prose: not held against the answer")
         return CheckResult("graph", name, 0.0, f"{desc}: " + "; ".join(problems), spelled, fatal=bool(fatal) and not unread)
@@ -283,10 +283,8 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                        f"{var}={value}", fatal=not ok)
 
 
-def _list_written(ctx: AnswerContext) -> bool:
+def _graph_written(ctx: AnswerContext) -> bool:
     """The answer writes graph settings down (a block, a table row, a changed file), not only in prose."""
-    from skill_tools.evaluation.precedence import WRITTEN_ORIGINS
+    from skill_tools.evaluation.precedence import LIST_KEYS, writes
 
-    keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope")
-    return any(b.origin in WRITTEN_ORIGINS and b.cfg is not None and any(b.cfg.has(k) for k in keys)
-               for b in ctx.extraction.blocks)
+    return writes(ctx.extraction.blocks, ("model.cuda_graph_impl",) + LIST_KEYS)

@@ -18,6 +18,7 @@ import shlex
 import textwrap
 
 from skill_tools.config import pysource
+from skill_tools.config.model import SECTIONS
 
 _PATCH_BEGIN = re.compile(r"^\*\*\* Begin Patch\s*$", re.M)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File:\s*(\S+)", re.M)
@@ -168,11 +169,6 @@ def argv_commands(body: str) -> list[str]:
     return out[:8]
 
 
-#: The config sections a nested dict of overrides is keyed by.
-_SECTION_KEYS = frozenset({"model", "rng", "ddp", "optimizer", "train", "dataset", "checkpoint", "rerun_state_machine",
-                           "inference", "mixed_precision", "comm_overlap", "logger", "scheduler"})
-
-
 def nested_override_dicts(body: str) -> list[str]:
     """Dict literals keyed by config sections, passed to a call (``OmegaConf.create({"model":
     {...}, "rng": {...}})``) or assigned (``overrides = {"model": {...}}``), as JSON for the canonical reader. ``ast.literal_eval`` on the dict
@@ -184,7 +180,7 @@ def nested_override_dicts(body: str) -> list[str]:
     for node in ast.walk(tree):
         values = node.args if isinstance(node, ast.Call) else [node.value] if isinstance(node, ast.Assign) else []
         for arg in values:  # OmegaConf.create({...}) or overrides = {...}
-            if isinstance(arg, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _SECTION_KEYS
+            if isinstance(arg, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in SECTIONS
                                                  for k in arg.keys):
                 try:
                     out.append(json.dumps(ast.literal_eval(arg)))

@@ -142,6 +142,8 @@ class Extraction:
 
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment")
+
+
 def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
     """"Do NOT pass --no-gradient-accumulation-fusion": a rejected ``--no-X`` flag keeps X on
     (Megatron-LM's default), so the answer's launch has X=True, not an unknown."""

@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 from skill_tools.config import limits
 from skill_tools.config import pysource
-from skill_tools.evaluation.launchers import launcher_calls
 from skill_tools.config.model import CanonicalConfig
+from skill_tools.evaluation.launchers import launcher_calls
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000

@@ -342,7 +342,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
             block.era, block.why = p.era, p.why
             yield block
-    for m in _PROSE_COLON.finditer(masked_code(text)):  # "Under model: cuda_graph_impl: transformer_engine, …"
+    for m in _PROSE_COLON.finditer(masked):  # "Under model: cuda_graph_impl: transformer_engine, …"
         p = pol.at(m.start(), m.end())
         block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
         block.era, block.why = p.era, p.why

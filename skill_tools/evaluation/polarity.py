@@ -165,18 +165,19 @@ class LinePolarity:
         prefix = sentence[: max(0, start - s_lo)]
         # "…, optionally widening to X; set Y": Y's own clause asks for it; "(2) keep … with Y" is option 2
         alt = _ALT.search(prefix[prefix.rfind(";") + 1:][-100:])  # a hedge does not reach past a ';'
-        asked = _AFFIRM.search(before) and not (alt and re.match(r"\s*(?:or\s*)?\(", alt.group(0)))
+        affirm = _AFFIRM.search(before)
+        asked = affirm and not (alt and re.match(r"\s*(?:or\s*)?\(", alt.group(0)))
         if _ALT.search(before) or (not asked and (alt or _OPENER.match(prefix))):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
-        m = _AFFIRM.search(before) or _LABEL.search(before)
+        m = affirm or _LABEL.search(before)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} before it")
         m = _ENDORSED.search(after)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} after it")
-        return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:data:`UNCUED`)
+        return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:func:`precedence.outranked`)
 
 
     def _aside_opener(self, start: int) -> str | None:

@@ -18,6 +18,17 @@ WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
 #: config that already says what is captured describes, it does not add.
 _GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
                 "model.enable_cuda_graph", "model.external_cuda_graph", "model.inference_cuda_graph_scope")
+#: Keys that name an implementation (the deprecated booleans included).
+IMPL_KEYS = ("model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph")
+#: Keys that name the captured modules, in either era's spelling.
+LIST_KEYS = ("model.cuda_graph_modules", "model.cuda_graph_scope")
+
+
+def writes(blocks: list[Block], keys: tuple[str, ...], suggested_only: bool = False) -> bool:
+    """Whether the answer writes any of ``keys`` down (a block, a table row, a changed file), not
+    only in prose; with ``suggested_only``, in a block it recommends."""
+    return any(b.origin in WRITTEN_ORIGINS and b.cfg is not None and (not suggested_only or b.role == SUGGESTED)
+               and any(b.cfg.has(k) for k in keys) for b in blocks)
 
 
 def outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
@@ -64,6 +75,11 @@ def impl_of(cfg: CanonicalConfig) -> str | None:
     if cfg.get("model.external_cuda_graph") is True:
         return "transformer_engine"
     return None
+
+
+def graphs_on(cfg: CanonicalConfig) -> bool:
+    """The config captures graphs (any implementation)."""
+    return impl_of(cfg) not in (None, "none")
 
 
 def supersede(config: CanonicalConfig, cfg: CanonicalConfig) -> None:

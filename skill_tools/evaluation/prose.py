@@ -154,7 +154,9 @@ _IMPL_RECOMMENDED = re.compile(r"(?:\b(?:use|using|switch(?:ing)? to|move to|go 
                                r"pick|set (?:it|the impl\w*) to|try)\s+(?:the\s+|a\s+|TE'?s?\s+|MCore'?s?\s+)?"
                                r"(?:`|\"|')?$)|(?:\b(?:implementation|impl)\s+(?:is|=|:|should be|becomes)\s+(?:`|\"|')?$)",
                                re.I)
-_MODULE_WORD = re.compile(r"(?<![\w.-])`?(moe_router|moe_preprocess|attn|mlp|moe|mamba)`?(?![\w-])")
+#: The module names a graph scope lists (longest first: "moe_router" before "moe").
+_MODULE_NAMES = "moe_router|moe_preprocess|attn|mlp|moe|mamba"
+_MODULE_WORD = re.compile(r"(?<![\w.-])`?(" + _MODULE_NAMES + r")`?(?![\w-])")
 _MODULE_CONTEXT = re.compile(r"\b(?:modules?|module list|scopes?|captured|capture|with)\b", re.I)
 _PAREN = re.compile(r"\([^()]*\)")
 
@@ -182,7 +184,7 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
 
 _LIST_EMPTY = re.compile(r"(?<![\w.])(?:model\.)?(cuda_graph_modules|cuda_graph_scope)`?\s+(?:left\s+|kept\s+|as\s+an\s+)?"
                          r"(?:empty|\(empty\)|empty list)\b", re.I)
-_MOD = r"`?(?:moe_router|moe_preprocess|attn|mlp|moe|mamba)`?"
+_MOD = r"`?(?:" + _MODULE_NAMES + r")`?"
 #: "modules moe_router + moe_preprocess", "module list attn and mlp": the list named in words.
 _MODULES_NAMED = re.compile(r"\b(?:modules|module list|graph modules)\s+(" + _MOD + r"(?:\s*(?:\+|,|and|&)\s*" + _MOD + r")+)",
                             re.I)
@@ -216,7 +218,7 @@ def stated_in_words(text: str) -> Iterator[Stated]:
         for m in _LIST_EMPTY.finditer(sentence):  # "with cuda_graph_modules empty"
             yield Stated("model." + m.group(1), [], lo + m.start(), m.end() - m.start())
         for m in _MODULES_NAMED.finditer(sentence):  # "modules moe_router + moe_preprocess"
-            names = re.findall(r"moe_router|moe_preprocess|attn|mlp|moe|mamba", m.group(1))
+            names = re.findall(_MODULE_NAMES, m.group(1))
             yield Stated("model.cuda_graph_modules", list(dict.fromkeys(names)), lo + m.start(), m.end() - m.start())
         for m in _SCOPE_LIST.finditer(sentence):
             names = [n.strip(" '\"`") for n in m.group(1).split(",")]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from skill_tools.config.model import SECTIONS
+
 _PROSE_KV = re.compile(
     r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
     r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])")
@@ -43,8 +45,7 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
 
 #: A config section named right before a bare key ("dataset pad_to_max_length = False").
-_SECTION_WORD = re.compile(r"\b(model|dataset|rng|ddp|optimizer|train|checkpoint|rerun_state_machine|inference|"
-                           r"mixed_precision|comm_overlap)\s+$", re.I)
+_SECTION_WORD = re.compile(r"\b(" + "|".join(SECTIONS) + r")\s+$", re.I)
 
 def quoted_messages_blanked(text: str) -> str:
     """``text`` with quoted messages blanked (offsets kept): ("--cuda-graph-scope and

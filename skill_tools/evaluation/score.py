@@ -35,6 +35,7 @@ from skill_tools.evaluation.outcome import (
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
+from skill_tools.evaluation.precedence import graphs_on
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
@@ -246,7 +247,7 @@ class Scorer:
             rules = set()
         outcome = self._outcome(task)
         cause = str(outcome.spec.get("cause") or "") if outcome is not None else ""
-        if setup.workload == "inference" or ((_graphs_on(stated) or setup.graph_impl) and "rng" not in cause):
+        if setup.workload == "inference" or ((graphs_on(stated) or setup.graph_impl) and "rng" not in cause):
             rules.add("te-rng-tracker-required")  # a setup that already runs graphs has what every impl needs
         return sorted(rules)
 
@@ -385,9 +386,3 @@ def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float
         report = aggregate(taskset, results, threshold)
         report["judge"] = summary(results)
     return report or aggregate(taskset, results, threshold)
-
-
-def _graphs_on(cfg: CanonicalConfig) -> bool:
-    """The stated setup already captures graphs (any implementation)."""
-    impl = cfg.get("model.cuda_graph_impl")
-    return (impl is not None and str(impl) != "none") or cfg.get("model.enable_cuda_graph") is True

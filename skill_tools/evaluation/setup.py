@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY
-from skill_tools.evaluation.extract import SUGGESTED, WRITTEN_ORIGINS, Extraction
+from skill_tools.evaluation.extract import Extraction
+from skill_tools.evaluation.precedence import IMPL_KEYS, LIST_KEYS, writes
 
 _VERSION = re.compile(r"(?:megatron[- ]core|mcore|megatron-lm|core_v|m-core)\s*(?:v|version\s*)?(0\.(\d+)(?:\.\d+)?)", re.I)
 _MOE = re.compile(r"\b(?:moe|num_moe_experts|mixture[- ]of[- ]experts|experts?|mixtral|deepseek[- ]?v[23]|qwen3?[- ]?\d*b?[- ]?a\d+b|"
@@ -127,17 +128,10 @@ def _nested_copy(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (_nested_copy(v) if isinstance(v, dict) else v) for k, v in d.items()}
 
 
-_IMPL_KEYS = ("model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph")
-
-
 def keep_stated_impl(ex: Extraction, setup: Setup) -> None:
     """An answer that edits, in code, the module list of the graphs the user runs ("take moe_router
     out of the list") and names no implementation keeps the user's: it is judged with that impl, not
     as if graphs were off. A module list read from prose is not enough to go on."""
-    cfg = ex.config
-    lists = ("model.cuda_graph_modules", "model.cuda_graph_scope")
-    if not setup.graph_impl or any(cfg.has(k) for k in _IMPL_KEYS):
-        return
-    if any(b.role == SUGGESTED and b.origin in WRITTEN_ORIGINS and b.cfg is not None and
-           any(b.cfg.has(k) for k in lists) for b in ex.blocks):
-        cfg.set("model.cuda_graph_impl", setup.graph_impl)
+    if setup.graph_impl and not any(ex.config.has(k) for k in IMPL_KEYS) and \
+            writes(ex.blocks, LIST_KEYS, suggested_only=True):
+        ex.config.set("model.cuda_graph_impl", setup.graph_impl)

@@ -13,7 +13,7 @@ from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import _DANGER_TEXT, Block, _shell_blocks
 from skill_tools.evaluation.prose import BOOL_KEYS
 
-_SECTIONED_ASSIGN = re.compile(r"^(model|dataset|rng|ddp|optimizer|train|checkpoint|rerun_state_machine|inference)\s+"
+_SECTIONED_ASSIGN = re.compile(r"^(" + "|".join(SECTIONS) + r")\s+"
                                r"([a-z_]\w*(?:\.\w+)*)\s*[=:]\s*(\S.*)$", re.I)
 _PY_ASSIGN = re.compile(r"^\s*[A-Za-z_][\w.\[\]'\"]*\s*=\s*\S")
 #: Table cells that switch a Megatron-LM boolean flag on or off.

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from skill_tools.evaluation.extract import extract_config
 
+from one_answer import EVALS, bundled_tasks
+
 F = "```"
 
 
@@ -70,16 +72,14 @@ def test_every_ground_truth_passes_its_own_task():
     local-partial-scope-crash's ground truth names neither the module list ("such as attn or mlp")
     nor the RNG tracker its rubric requires, so it is scored, not required to pass."""
     import json
-    from pathlib import Path
 
     from skill_tools.evaluation.score import score_all
-    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+    from skill_tools.evaluation.tasks import AnswerRecord
 
-    path = Path(__file__).resolve().parents[2] / "evals" / "evals.json"
-    tasks = json.loads(path.read_text())
+    tasks = json.loads(EVALS.read_text())
     records = [AnswerRecord(t["id"], "with_skill", "ground-truth", t["ground_truth"], i + 1) for i, t in enumerate(tasks)
                if t.get("should_trigger") and t.get("expected_skill") == "megatron-cuda-graphs"]
-    report = score_all(load_tasks(path), records)
+    report = score_all(bundled_tasks(), records)
     failing = sorted(a["id"] for a in report["answers"] if not a["passed"])
     assert failing == ["local-partial-scope-crash"]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from skill_tools.evaluation.extract import extract_config
 
+from one_answer import checks_of, score_one
+
 F = "```"
 
 
@@ -73,18 +75,11 @@ def test_numbered_items_after_you_have_to_choose_are_options():
 
 
 def test_an_option_is_not_charged_for_companions_it_leaves_unsaid():
-    from pathlib import Path
-
-    from skill_tools.evaluation.score import score_all
-    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
-
-    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
     answer = ("Local with a per-module scope is not supported for training; use TE:\n\n" + F + "python\n"
               "cfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"mlp\"]\n"
               "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n" + F + "\n\n"
               "Keep `local` only if you want a full-iteration graph (`cuda_graph_impl=\"full_iteration\"` on 0.18+).\n")
-    report = score_all(tasks, [AnswerRecord("local-partial-scope-crash", "with_skill", "t", answer, 1)])
-    checks = [c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "options"]
+    checks = checks_of(score_one("local-partial-scope-crash", answer), "options")
     assert not checks or checks[0]["score"] == 1.0
 
 

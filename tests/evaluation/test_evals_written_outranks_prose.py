@@ -9,6 +9,8 @@ from __future__ import annotations
 from skill_tools.evaluation.extract import extract_config
 from skill_tools.evaluation.polarity import RECOMMENDED, LinePolarity
 
+from one_answer import bundled_tasks, checks_of, score_one
+
 
 def _config(text: str, era: str | None = None):
     ex = extract_config(text)
@@ -94,15 +96,8 @@ def test_a_fix_that_changes_only_recompute_is_not_charged_for_the_stated_graph_s
     """recompute-full-with-te states TE graphs without the RNG tracker; a setup that already runs
     graphs has what every impl needs, so an answer that switches to selective recompute is not charged
     for it. An answer that switches the tracker off is."""
-    from skill_tools.evaluation.score import score_all
-    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
-    from pathlib import Path
-
-    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
-
     def validates(answer: str) -> dict:
-        report = score_all(tasks, [AnswerRecord("recompute-full-with-te", "with_skill", "t", answer, 1)])
-        return next(c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "validates")
+        return checks_of(score_one("recompute-full-with-te", answer), "validates")[0]
 
     keep = ("Full recompute re-runs whole layers, which a scoped graph cannot contain. Keep your TE graphs and "
             "go selective:\n\n```python\ncfg.model.recompute_granularity = \"selective\"\n"
@@ -125,16 +120,10 @@ def test_concepts_in_prose_of_another_language_get_half_credit_with_the_reason()
     assert prose_language("```python\ncfg.model.cuda_graph_impl = 'local'\n```\n") == "en"
     japanese = "ドロップレスMoEではMoE層全体をキャプチャできません。エキスパートごとのトークン数が毎ステップ変わるためです。"
     assert prose_language(japanese) == "other"
-    from skill_tools.evaluation.score import score_all
-    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
-    from pathlib import Path
-
-    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
     answer = spanish + ("\n\n```python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
                         "cfg.model.cuda_graph_modules = [\"moe_router\", \"moe_preprocess\"]\n"
                         "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n```\n")
-    report = score_all(tasks, [AnswerRecord("moe-dropless-bringup", "with_skill", "t", answer, 1)])
-    concepts = [c for b in report["answers"][0]["behaviors"] for c in b["checks"] if c["type"] == "concept"]
+    concepts = checks_of(score_one("moe-dropless-bringup", answer), "concept")
     unread = [c for c in concepts if c["score"] == 0.5]
     assert unread and all("not in English" in c["explanation"] for c in unread)
 
@@ -143,20 +132,14 @@ def test_a_module_list_edited_in_code_keeps_the_users_stated_te_graphs():
     """moe-recompute-router-conflict: the user runs TE graphs on attn, moe_router, moe_preprocess. An
     edit that drops moe_router but keeps moe_preprocess is judged with TE graphs (MCore refuses
     moe_preprocess without moe_router), not as if graphs were off."""
-    from pathlib import Path
-
-    from skill_tools.evaluation.score import score_all
     from skill_tools.evaluation.setup import task_setup
-    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
 
-    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
-    assert task_setup(tasks.tasks["moe-recompute-router-conflict"].data).graph_impl == "transformer_engine"
+    assert task_setup(bundled_tasks().tasks["moe-recompute-router-conflict"].data).graph_impl == "transformer_engine"
 
     def checks(modules: str) -> dict:
         answer = ("Recomputing `moe` would re-run the graphed router. Take the router out of the graph list:\n\n"
                   f"```python\ncfg.model.recompute_modules = [\"moe\", \"layernorm\"]\ncfg.model.cuda_graph_modules = {modules}\n```\n")
-        report = score_all(tasks, [AnswerRecord("moe-recompute-router-conflict", "with_skill", "t", answer, 1)])
-        return {c["type"]: c for b in report["answers"][0]["behaviors"] for c in b["checks"]}
+        return {c["type"]: c for b in score_one("moe-recompute-router-conflict", answer)["behaviors"] for c in b["checks"]}
 
     kept_preprocess = checks('["attn", "moe_preprocess"]')
     assert kept_preprocess["validates"]["score"] == 0.0 and kept_preprocess["validates"]["fatal"]
@@ -164,13 +147,9 @@ def test_a_module_list_edited_in_code_keeps_the_users_stated_te_graphs():
 
 
 def test_a_bring_up_question_asking_for_te_graphs_states_no_running_impl():
-    from pathlib import Path
-
     from skill_tools.evaluation.setup import task_setup
-    from skill_tools.evaluation.tasks import load_tasks
 
-    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
-    assert task_setup(tasks.tasks["dense-bringup-legacy-016"].data).graph_impl is None
+    assert task_setup(bundled_tasks().tasks["dense-bringup-legacy-016"].data).graph_impl is None
 
 
 def test_a_sentence_that_vouches_for_another_value_is_still_advice():
