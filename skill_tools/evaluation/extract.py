@@ -40,7 +40,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _snippet,
     screen,
 )
-from skill_tools.evaluation.keys import call_env, normalise_keys
+from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
@@ -263,6 +263,23 @@ def _reader(findings: list[Finding]):
     return read_text
 
 
+def _launcher_list(text: str, kind: str, where: str) -> CanonicalConfig | None:
+    """A YAML/JSON fragment whose top is a list (Ansible tasks, CI steps): its launcher parts, or
+    ``None`` when it has none (the reader's refusal then stands)."""
+    if kind not in ("yaml", "json"):
+        return None
+    from skill_tools.config import limits
+
+    try:
+        data = limits.load_yaml(text, where)[0]  # JSON is YAML; the bounded safe loader either way
+    except Exception:  # unreadable as YAML too: the reader's own message is the finding
+        return None
+    if not isinstance(data, list):
+        return None
+    cfg = launcher_document(data, where)
+    return cfg if cfg.env or cfg.values else None
+
+
 def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -> None:
     """Read one candidate into its own config (``block.cfg``); :meth:`Extraction.select` merges them."""
     into = CanonicalConfig(source=source, fmt="answer")
@@ -285,6 +302,14 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
     try:
         cfg = read_text(text, fmt=kind, source=where)
     except Exception as exc:  # InputError or a reader defect: the fragment is unreadable, scoring goes on
+        listed = _launcher_list(text, kind, where)
+        if listed is not None:
+            block.keys = sorted(listed.values) + sorted("env." + k for k in listed.env)
+            into.env.update(listed.env)
+            for key, value in listed.values.items():
+                into.set(key, value, Location(source, block.line))
+            block.cfg = into
+            return
         block.error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         findings.append(Finding("parse", f"{block.kind} fragment not understood: {block.error}", block.line,
                                 _snippet(block.text)))

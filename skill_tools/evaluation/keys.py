@@ -79,8 +79,14 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
             if name in _ENV_PARENTS and isinstance(v, list):
                 for item in v:
                     if isinstance(item, dict) and _ENV_NAME.match(str(item.get("name", ""))) and "value" in item:
-                        val = item["value"]
-                        out.env[str(item["name"])] = str(val).lower() if isinstance(val, bool) else str(val)
+                        out.env[str(item["name"])] = _env_value(item["value"])
+                    elif isinstance(item, str) and _ENV_NAME.match(item.partition("=")[0]) and "=" in item:
+                        var, _, val = item.partition("=")  # docker-compose ``- NCCL_GRAPH_REGISTER=0``
+                        out.env[var] = val.strip().strip("'\"")
+            elif name in _ENV_PARENTS and isinstance(v, dict):
+                for var, val in v.items():  # Ansible ``environment:``, compose ``environment:`` maps
+                    if _ENV_NAME.match(str(var)) and not isinstance(val, (dict, list)):
+                        out.env[str(var)] = _env_value(val)
             elif name in _ARGV_KEYS and isinstance(v, (list, str)):
                 tokens = [str(t) for t in v] if isinstance(v, list) else [v]
                 flat = [t for tok in tokens for t in (shlex.split(tok) if " " in tok else [tok])]
@@ -94,6 +100,19 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
                             out.set(key, val)
             elif isinstance(v, (list, dict)):
                 stack.append(v)
+
+
+def _env_value(val: Any) -> str:
+    return "" if val is None else str(val).lower() if isinstance(val, bool) else str(val)
+
+
+def launcher_document(data: Any, source: str) -> CanonicalConfig:
+    """What a launcher document that is a list at its top (an Ansible task list, a Compose/CI step
+    list) sets: its environment maps and its Megatron-LM command lines. The config readers take a
+    mapping only; this reads the launcher parts of the rest, and nothing else."""
+    out = CanonicalConfig(source=source, fmt="answer")
+    _launcher_parts(data, out, source)
+    return out
 
 
 def _a_field_there(key: str) -> bool:

@@ -1,0 +1,48 @@
+"""Launcher documents whose top is a list (Ansible tasks, Compose/CI step lists): the config
+readers take mappings only, so the scorer reads their environment maps and command lines."""
+
+from __future__ import annotations
+
+from one_answer import checks_of, score_one
+
+from skill_tools.evaluation.extract import extract_config
+
+ANSIBLE = '''\
+- name: Launch training
+  ansible.builtin.command:
+    argv: [sbatch, train.sbatch]
+  environment:
+    PYTORCH_CUDA_ALLOC_CONF: "expandable_segments:True"
+    NCCL_GRAPH_REGISTER: "0"
+'''
+
+
+def test_ansible_environment_map_is_read():
+    cfg = extract_config(ANSIBLE).select("current").config
+    assert cfg.env["NCCL_GRAPH_REGISTER"] == "0"
+    assert cfg.env["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
+
+
+def test_compose_style_environment_list_is_read():
+    text = "```yaml\n- name: train\n  environment:\n    - NCCL_GRAPH_REGISTER=0\n    - FOO_BAR=1\n```\n"
+    assert extract_config(text).select("current").config.env == {"NCCL_GRAPH_REGISTER": "0", "FOO_BAR": "1"}
+
+
+def test_step_list_command_line_is_read_as_flags():
+    text = ("```yaml\n- name: train\n  args: [--cuda-graph-impl, transformer_engine, --cuda-graph-modules, attn]\n"
+            "  env:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n```\n")
+    cfg = extract_config(text).select("current").config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.env["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+
+
+def test_a_list_without_launcher_parts_stays_a_parse_finding():
+    ext = extract_config("```yaml\n- just\n- words\n```\n")
+    assert any(f.kind == "parse" and "got a list" in f.message for f in ext.findings)
+
+
+def test_the_required_env_companion_in_an_ansible_answer_passes():
+    row = score_one("expandable-segments-te-assert", "Keep expandable segments; add the NCCL setting.\n\n```yaml\n"
+                    + ANSIBLE + "```\n")
+    env = [c for c in checks_of(row, "env") if "NCCL_GRAPH_REGISTER" in c["explanation"]]
+    assert env and env[0]["passed"], env
