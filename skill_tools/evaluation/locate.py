@@ -26,7 +26,8 @@ from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, diff_file, file_named, nested_override_dicts, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
-from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity,
+                                             wrapped_lead)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
@@ -239,8 +240,10 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
     in a table, by its column's header."""
     idx = start
     runs = dict(code_runs(lines, start, end))
+    prev = ""  # the prose line before, for a sentence hard-wrapped across lines
     while idx < end:
         text = lines[idx]
+        lead, prev = wrapped_lead(prev, text), ""
         if not text.strip():
             idx += 1
             continue
@@ -272,8 +275,9 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
             idx += 1
             continue
-        yield from section.mark(_line_blocks(text, idx + 1, section.era))
+        yield from section.mark(_line_blocks(text, idx + 1, section.era, lead=lead))
         section.prose_line(text)
+        prev = text
         idx += 1
 
 
@@ -308,10 +312,10 @@ def _table_blocks(cell) -> Iterator[Block]:
         yield block
 
 
-def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True) -> Iterator[Block]:
+def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "") -> Iterator[Block]:
     text = _BULLET_KV.sub(r"\1\2=\3\4", text)  # "- model.use_te_rng_tracker: true" is key=value
     text = quoted_messages_blanked(text)
-    pol = LinePolarity(text, section_era)
+    pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "")
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
         for block in _inline_code(m.group(1), ln, p.role):

@@ -109,10 +109,23 @@ class Polarity:
     why: str = ""
 
 
+_ENUMERATOR = re.compile(r"\(\s*(?:\d{1,2}|[a-zA-Z]|[ivxIVX]{1,4})\s*\)")  # "(2) keep …" numbers an option
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
 class LinePolarity:
     """Clause and sentence breaks of one line, found once; ``at(start, end)`` judges one setting."""
 
-    def __init__(self, text: str, section_era: str | None = None):
+    def __init__(self, text: str, section_era: str | None = None, lead: str = ""):
+        # ``lead``: the line before, when ``text`` continues its hard-wrapped sentence; judgements
+        # read across the wrap, offsets stay those of ``text``
+        self._shift = len(lead) + 1 if lead else 0
+        text = f"{lead} {text}" if lead else text
         # Markdown emphasis is not a word ("Do **not** switch to"): blanked, offsets kept
         text = _EMPHASIS.sub(lambda m: " " * len(m.group(0)), text)
         self.text = text
@@ -121,6 +134,13 @@ class LinePolarity:
         masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "_"), masked)  # "e.g." ends no sentence
         self._breaks = [m.start() for m in _BREAK.finditer(masked)]
         self._break_ends = [m.end() for m in _BREAK.finditer(masked)]
+        # outside a parenthesis the aside is not a clause of its own: "removed `x` (it meant local)
+        # and `y`" removes y too
+        asides = [m.span() for m in _ASIDE.finditer(masked) if not _ENUMERATOR.fullmatch(m.group(0))]
+        outer = _blanked(masked, asides)
+        self._outer = ([m.start() for m in _BREAK.finditer(outer)], [m.end() for m in _BREAK.finditer(outer)])
+        self._outer_text = _blanked(text, asides)
+        self._asides = asides
         self._sentences = [m.end() for m in _SENTENCE.finditer(masked)]
 
     def _span(self, bounds: list[int], ends: list[int], start: int, end: int) -> tuple[int, int]:
@@ -131,21 +151,25 @@ class LinePolarity:
         return lo, max(hi, end)
 
     def at(self, start: int, end: int) -> Polarity:
-        lo, hi = self._span(self._breaks, self._break_ends, start, end)
+        start, end = start + self._shift, end + self._shift
+        outside = self._aside_opener(start) is None
+        breaks, ends = self._outer if outside else (self._breaks, self._break_ends)
+        text = self._outer_text if outside else self.text
+        lo, hi = self._span(breaks, ends, start, end)
         lo, hi = max(lo, start - WINDOW), min(hi, end + WINDOW)  # a run-on line: each judgement stays O(1)
-        opener = self.text[max(0, lo - 30):lo]  # the break word itself ("instead of", "not", "->")
-        before, after = self.text[lo:start], self.text[end:hi]
+        before, after = text[lo:start], text[end:hi]
         s_lo, s_hi = self._span(self._sentences, self._sentences, start, end)
         s_lo, s_hi = max(s_lo, start - WINDOW), min(s_hi, end + WINDOW)
-        sentence = self.text[s_lo:s_hi]
-        clause = self.text[lo:hi]
-        era = era_of(clause) or era_of(sentence) or self.section_era
-        if re.match(r"\s(?:->|→|=>)\s", self.text[hi:hi + 4]) and \
-                not _JOINED.sub(" ", self.text[end:hi]).strip(" `'\""):  # "`a` + `b` → `c`": a and b are old
+        sentence = text[s_lo:s_hi]
+        clause = text[lo:hi]
+        era = era_of(clause) or (self._aside_era(end, hi) if outside else None) or era_of(self.text[s_lo:s_hi]) \
+            or self.section_era  # an aside names the era of the sentence it sits in
+        if re.match(r"\s(?:->|→|=>)\s", text[hi:hi + 4]) and \
+                not _JOINED.sub(" ", text[end:hi]).strip(" `'\""):  # "`a` + `b` → `c`": a and b are old
             return Polarity(REJECTED, era, "the old side of an arrow")
-        if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, self.text[hi:hi + 40]):
+        if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
-        if _DESCRIBES.search(self.text[max(lo, start - 40):start]):
+        if _DESCRIBES.search(text[max(lo, start - 40):start]):
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         aside = self._aside_opener(start)
         if aside is not None and _CONDITION.search(aside):
@@ -159,7 +183,7 @@ class LinePolarity:
             (None if head.isascii() else _NEG_CJK.search(head))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
-        m = _NEG_AFTER.search(after) or (None if after.isascii() else _NEG_AFTER_CJK.search(self.text[end:s_hi]))
+        m = _NEG_AFTER.search(after) or (None if after.isascii() else _NEG_AFTER_CJK.search(text[end:s_hi]))
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
@@ -180,6 +204,15 @@ class LinePolarity:
         return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:func:`precedence.outranked`)
 
 
+    def _aside_era(self, end: int, hi: int) -> str | None:
+        """The era an aside in the setting's clause names: "`x = [mlp]` (0.16/0.17)"."""
+        for a, b in self._asides:
+            if end <= a < hi:
+                era = era_of(self.text[a:b])
+                if era:
+                    return era
+        return None
+
     def _aside_opener(self, start: int) -> str | None:
         """The words just before the parenthesis that holds ``start`` (None: not in one)."""
         lo = max(0, start - WINDOW)
@@ -191,6 +224,19 @@ class LinePolarity:
 
 _SPACES = re.compile(r"\s+")
 #: Other settings and joiners between a setting and an arrow: "`a=1` + `b=2` → …".
+_WRAP_ENDS = re.compile(r"[.!?:;]\W*$|^\s*$|^\s{0,3}(?:#|\||>|```)")
+_ITEM_START = re.compile(r"^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|#|\||>|```|[A-Za-z][\w ]{0,30}:\s)")
+
+
+def wrapped_lead(previous: str, line: str) -> str:
+    """``previous`` when ``line`` continues its sentence (a hard-wrapped paragraph or list item:
+    ``- removed `x` and`` / ``  `y`; now …``), else "". A line that starts an item, a heading, a
+    table row or a quote, or follows a finished sentence, starts afresh."""
+    if not previous or _WRAP_ENDS.search(previous) or _ITEM_START.match(line):
+        return ""
+    return previous[-WINDOW:]
+
+
 _JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)
 _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 #: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
