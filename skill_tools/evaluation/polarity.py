@@ -39,6 +39,8 @@ _NEG_BEFORE = re.compile(
     r"replaced|removed|renamed|migrated (?:away )?from|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
     r"reject(?:s|ed|ing)?|rule(?:s|d)? out|"
+    # dismissed as beside the point: "this has nothing to do with X", "X-style knobs are irrelevant"
+    r"(?:has |have )?nothing to do with|unrelated to|irrelevant|no need (?:for|to)|"
     # the same in the other languages answers come in (German, Chinese)
     r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out)\b", re.I)
@@ -51,7 +53,7 @@ _NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えな
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
 #: "drop X"; "drop" never in drop-and-pad / dropless / dropout).
 _NEG_NEAR = re.compile(
-    r"\b(?:not|no|without|remove|removing|delete|unset|replace|old|deprecated|"
+    r"\b(?:not|no|without|remove|removing|delete|unset|replace|old|deprecated|skip|ignore|"
     r"drop(?![-_ ]?(?:and|&|pad|less|out|ped\b)))\b(?:\s+(?:the|a|an|any|setting|set|using|use|passing|"
     r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`)){0,3}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
@@ -65,6 +67,10 @@ _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
     r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
     r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)|"
+    # dismissed as beside the point, also for a list: "X or Y don't apply here", "X and friends alone"
+    r"^(?:[\s`'\",]*(?:,|\bor\b|\band\b|\bnor\b)\s*[`'\"]?[\w.=-]+[`'\"]?)*[\s`'\",]*"
+    r"(?:(?:do|does|will|would)(?: not|n'?t) (?:apply|matter|help|belong)|(?:is|are) (?:not relevant|irrelevant|"
+    r"not applicable|unrelated)|(?:and )?friends alone)|"
     # dismissed as a non-fix: "X only hides the symptom", "X is just a workaround"
     r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
     r"a workaround|a band-?aid|treats? the symptom)", re.I)
