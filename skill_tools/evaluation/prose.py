@@ -138,7 +138,8 @@ _SET_GROUP = re.compile(r"\bset(?:ting)?\s+(?:(?:both|all|the|its|these|those|tw
                         r"(?:back\s+)?to\s+[`'\"]?(true|false|on|off)\b", re.I)
 #: "with the NaN checks disabled", "the RNG tracker stays on".
 _GROUP_STATE = re.compile(r"(" + _GROUP_ANY + r")\s+(?:(?:is|are|stays?|kept|left|turned|switched)\s+)?"
-                          r"(disabled|enabled|off|on)\b", re.I)
+                          r"(disabled|enabled|off|on)\b(?!\s+(?:its|their|own|top|the|a|an|every|each|all|any|this|that|"
+                          r"\d|rank|node|gpu|hopper|blackwell|ampere)\b)", re.I)  # "… tracker on its own" is no state
 #: Switching on / off, also in the other languages answers come in (Chinese has no word boundaries).
 _SWITCH = re.compile(r"((?<!\w)(?:turn(?:ing)? on|switch(?:ing)? on|enabl(?:e|ing)|keep(?:ing)? on|aktivier(?:e|en))(?!\w)|"
                      r"开启|打开|启用|再开)|"
@@ -192,8 +193,17 @@ _MODULES_NAMED = re.compile(r"\b(?:modules|module list|graph modules)\s+(" + _MO
 _SCOPE_LABEL = re.compile(r"\b(?:scope|modules|module list|captured modules)\s*:\s*\[([^\[\]]{1,120})\]", re.I)
 
 
+#: "keep Megatron's default CudaRNGStatesTracker": the TE RNG tracker off, in the words of its alternative.
+_MEGATRON_TRACKER = re.compile(r"\b(?:keep(?:ing)?|stay(?:ing)? (?:on|with)|stick(?:ing)? with)\s+(?:the\s+)?(?:Megatron'?s\s+)?"
+                               r"(?:own\s+|default\s+|stock\s+|native\s+)*(?:CudaRNGStatesTracker|Megatron(?:'s)?\s+"
+                               r"(?:own\s+|default\s+|native\s+)*(?:RNG\s+)?tracker)\b", re.I)
+
+
 def stated_in_words(text: str) -> Iterator[Stated]:
     """Booleans switched on/off by name, and an impl with the modules named in its sentence."""
+    for m in _MEGATRON_TRACKER.finditer(text):
+        for key in ("model.use_te_rng_tracker", "rng.te_rng_tracker"):
+            yield Stated(key, False, m.start(), m.end() - m.start())
     for m in _SCOPE_LABEL.finditer(text):
         names = [n.strip(" '\"`") for n in m.group(1).split(",")]
         if names and all(_MODULE_WORD.fullmatch(n) for n in names):

@@ -46,3 +46,18 @@ def test_numbered_options_keep_their_numbers():
     ex = extract_config('Either (1) `recompute_modules=["mlp"]`; or (2) keep full recompute and use '
                         '`cuda_graph_impl="full_iteration"`.')
     assert not ex.config.has("model.cuda_graph_impl")
+
+
+def test_on_as_a_preposition_is_no_state():
+    """"Megatron switches to the TE RNG tracker on its own" describes; it turns nothing on."""
+    assert extract_config("Megatron switches to the TE RNG tracker on its own.", era="current").config.values == {}
+    assert extract_config("The RNG tracker stays on.", era="current").config.get("rng.te_rng_tracker") is True
+
+
+def test_keeping_megatrons_own_tracker_turns_the_te_tracker_off():
+    option = extract_config("If you want bit-exact runs, keep Megatron's default `CudaRNGStatesTracker` and switch "
+                            "to the local impl.", era="current").alternatives[0]
+    assert option.get("model.use_te_rng_tracker") is False and option.get("rng.te_rng_tracker") is False
+    assert option.get("model.cuda_graph_impl") == "local"
+    said = extract_config("Keep Megatron's own RNG tracker.", era="current").config
+    assert said.get("rng.te_rng_tracker") is False
