@@ -29,6 +29,8 @@ def read_python(text: str, source: str) -> CanonicalConfig:
         raise InputError(source, "Python expression too deeply nested to parse; not a config",
                          hint="the snippet is parsed, never executed") from None
     cfg = CanonicalConfig(source=source, fmt="python")
+    refused = _refused_calls(tree)
+    mappings = _named_mappings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
             raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
@@ -40,9 +42,45 @@ def read_python(text: str, source: str) -> CanonicalConfig:
             for target in targets:
                 for tgt, val in _pairs(target, node.value):
                     _python_assign(cfg, tgt, val, source)
-        elif isinstance(node, ast.Call):
-            _python_call(cfg, node, source)
+        elif isinstance(node, ast.Call) and id(node) not in refused:
+            _python_call(cfg, node, source, mappings)
     return cfg
+
+
+#: Context managers that expect the code inside them to fail: a config built there is refused.
+_RAISES = re.compile(r"(?:^|\.)(?:raises|assertRaises|assertRaisesRegex)$")
+
+
+def _refused_calls(tree: ast.AST) -> set[int]:
+    """Calls inside ``with pytest.raises(...)`` (a test that shows a config being refused)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call) and _RAISES.search(".".join(attr_chain(item.context_expr.func) or [
+                    getattr(item.context_expr.func, "id", "")])) for item in node.items):
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Call))
+    return out
+
+
+def _named_mappings(tree: ast.AST) -> dict[str, dict[str, Any]]:
+    """Module-level ``BASE = dict(k=v, ...)`` / ``BASE = {"k": v}``: what ``Config(**BASE)`` passes."""
+    out: dict[str, dict[str, Any]] = {}
+    for node in getattr(tree, "body", []):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "dict" and not value.args:
+            pairs = {}
+            for kw in value.keywords:
+                ok, v = literal(kw.value)
+                if kw.arg is not None and ok:
+                    pairs[kw.arg] = v
+            out[node.targets[0].id] = pairs
+        elif isinstance(value, ast.Dict):
+            ok, v = literal(value)
+            if ok and all(isinstance(k, str) for k in v):
+                out[node.targets[0].id] = v
+    return out
 
 
 def _pairs(target: ast.AST, value: ast.AST) -> Iterable[tuple[ast.AST, ast.AST]]:
@@ -101,13 +139,17 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
         cfg.unparsed.append(f"{source}:{line}: {'.'.join(chain)} = <not a literal: {ast.unparse(value)[:60]}>")
 
 
-def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str) -> None:
-    """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords."""
+def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str,
+                 mappings: dict[str, dict[str, Any]] | None = None) -> None:
+    """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords, and
+    those of a module-level mapping it unpacks (``TransformerConfig(**BASE, ...)``)."""
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
     if not MODEL_CALL.search(name or ""):
         return
     for kw in node.keywords:
         if kw.arg is None:
+            for key, v in (mappings or {}).get(getattr(kw.value, "id", ""), {}).items():
+                cfg.set("model." + key, v, Location(source, kw.value.lineno))
             continue
         ok, v = literal(kw.value)
         if ok:

@@ -28,7 +28,13 @@ _PYTHON = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\.\w+|\[[^\]]+\])*\.\w+\s*[+]?=\s*\
                      r"[)\]}]+\s*,?\s*|\w+\s*=\s*[A-Za-z_][\w.]*\(.*|[A-Za-z_][\w.]*\(.*\)\s*|"
                      r"\"[^\"]*\",?\s*(?:#.*)?|'[^']*',?\s*(?:#.*)?|"
                      r"[\"'][\w.]+[\"']\s*:\s*[\[{(]\s*(?:#.*)?|\w+(?:\s*,\s*\w+)+\s*=\s*[A-Za-z_][\w.]*\(.*|"
-                     r"if\s+__name__\s*==\s*[\"']__main__[\"']\s*:)$")
+                     r"if\s+__name__\s*==\s*[\"']__main__[\"']\s*:|"
+                     # the statements of a function body (a pytest that builds the config): lowercase
+                     # keywords with code after them, never a sentence ("if you want X:" has no operator)
+                     r"assert\s+\S.*|with\s+[\w.]+\(.*\)(?:\s+as\s+\w+)?\s*:\s*(?:#.*)?|(?:pass|continue|break)\s*|"
+                     r"raise\s+[A-Z]\w*(?:\(.*\))?\s*|@[\w.]+(?:\(.*\))?\s*|(?:try|else|finally)\s*:\s*|"
+                     r"except(?:\s+[\w.(), ]+(?:\s+as\s+\w+)?)?\s*:\s*|class\s+\w+(?:\([\w., ]*\))?\s*:\s*|"
+                     r"(?:if|elif|while|for)\s+[^:]*(?:==|!=|<=|>=|\bin\b|\bnot\b|[()\[\].])[^:]*:\s*(?:#.*)?)$")
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
 _OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")

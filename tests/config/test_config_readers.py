@@ -68,6 +68,29 @@ def test_python_is_never_executed(tmp_path):
     assert not marker.exists() and cfg.get("model.cuda_graph_impl") == "local"
 
 
+PYTEST_SNIPPET = """import pytest
+from megatron.core.transformer import TransformerConfig
+
+BASE = dict(num_layers=2, moe_pad_expert_input_to_capacity=True, cuda_graph_impl="transformer_engine")
+
+
+def test_accepted():
+    TransformerConfig(**BASE, cuda_graph_modules=["attn", "moe"])
+
+
+def test_refused():
+    with pytest.raises(AssertionError):
+        TransformerConfig(**BASE, cuda_graph_modules=["moe", "moe_router"])
+"""
+
+
+def test_python_reads_unpacked_mappings_and_skips_configs_a_test_expects_to_fail():
+    cfg = read_text(PYTEST_SNIPPET, source="test_moe.py")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.get("model.moe_pad_expert_input_to_capacity") is True
+    assert cfg.get("model.cuda_graph_modules") == ["attn", "moe"]
+
+
 def test_run_script_implies_what_the_harness_sets():
     cfg = read_text(TEXTS["run_script"])
     assert cfg.get("model.use_te_rng_tracker") is True

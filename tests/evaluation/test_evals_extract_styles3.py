@@ -140,3 +140,35 @@ def test_here_documents_write_config_and_a_python_replace_has_two_sides():
     ex = extract_config(console)
     assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
     assert ex.config.get("model.cuda_graph_modules") == ["attn"] and not ex.unsafe
+
+
+PYTEST_ANSWER = '''"""Guard test for the drop-and-pad MoE graph (megatron-core 0.19).
+
+Yes: drop-and-pad gives every expert a static input, so TE can capture `moe`.
+"""
+import pytest
+from megatron.core.transformer import TransformerConfig
+
+BASE = dict(
+    num_moe_experts=8, moe_expert_capacity_factor=1.0, moe_pad_expert_input_to_capacity=True,
+    cuda_graph_impl="transformer_engine", use_te_rng_tracker=True,
+)
+
+
+def test_accepted():
+    cfg = TransformerConfig(**BASE, cuda_graph_modules=["attn", "moe"])
+    assert cfg.cuda_graph_impl == "transformer_engine"
+
+
+def test_router_refused():
+    with pytest.raises(AssertionError, match="must not contain both moe and moe_router"):
+        TransformerConfig(**BASE, cuda_graph_modules=["attn", "moe", "moe_router"])
+'''
+
+
+def test_an_unfenced_pytest_answer_is_read_as_python():
+    """Function bodies (assert, with, raise) are code; a config a test expects to fail is not advice."""
+    cfg = extract_config(PYTEST_ANSWER, era="current").config
+    assert cfg.get("model.cuda_graph_modules") == ["attn", "moe"]
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.get("model.moe_pad_expert_input_to_capacity") is True
