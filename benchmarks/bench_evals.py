@@ -33,6 +33,7 @@ import platform
 import time
 from pathlib import Path
 
+from skill_tools.cli import refusal
 from skill_tools.evaluation.score import score_all
 from skill_tools.evaluation.tasks import load_answers, load_tasks
 from skill_tools.stats import summarize
@@ -185,7 +186,7 @@ def quality(out: str | None, sets: list[tuple[str, str, str]] | None = None) -> 
         answers_path = REPO / answers_path
         tasks = load_tasks(REPO / tasks_path)
         classes = [json.loads(line)["class"] for line in answers_path.read_text().splitlines() if line.strip()]
-        report = score_all(tasks, load_answers(answers_path))
+        report = score_all(tasks, load_answers(answers_path), refusal=refusal)
         set_rows, set_tasks = [], {}
         for cls, a in zip(classes, report["answers"]):
             row = {"set": name, "id": a["id"], "class": cls, "score": a["score"], "passed": a["passed"],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import inspect
 import json
 import statistics
 import subprocess
@@ -29,13 +30,17 @@ from collections import defaultdict
 from pathlib import Path
 
 from skill_tools.evaluation.score import score_all
+
+from skill_tools.cli import refusal
 from skill_tools.evaluation.tasks import load_answers, load_tasks
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def _score(evals: Path, answers: Path) -> dict[str, dict]:
-    report = score_all(load_tasks(evals), load_answers(answers))
+    # skill-tools' own parser judges the commands an answer gives (scorers before 2026-12-04 lack it)
+    kw = {"refusal": refusal} if "refusal" in inspect.signature(score_all).parameters else {}
+    report = score_all(load_tasks(evals), load_answers(answers), **kw)
     return {a["agent"].split("/")[-1]: a for a in report["answers"]}
 
 

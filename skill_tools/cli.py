@@ -8,6 +8,7 @@ Each subcommand lives in its own module that exposes ``add_arguments(parser)`` a
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import importlib.util
 import sys
@@ -114,6 +115,34 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
             command = argv[0] if argv and argv[0] in COMMANDS else "skill-tools"
             print(json.dumps(error_document(command, SystemExit(message), 2, "usage"), indent=2))
         raise
+
+
+def refusal(argv: Sequence[str]) -> str | None:
+    """What ``skill-tools`` says about a command line without running it: None when its parser
+    accepts ``argv`` (``--help`` included), else the parser's error. The eval scorer judges the
+    commands an answer tells the user to run with this, the real parser (arguments are parsed,
+    never acted on: no command runs, no file is opened)."""
+    import contextlib
+    import io
+
+    argv = list(argv)
+    parser = _parser_for(argv[0] if argv and argv[0] in COMMANDS else "")
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            return None
+        lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
+        return lines[-1] if lines else "invalid arguments"
+    return None if getattr(args, "command", None) else "no subcommand given"
+
+
+@functools.lru_cache(maxsize=None)
+def _parser_for(command: str) -> argparse.ArgumentParser:
+    commands = _available()
+    return build_parser({command: commands[command]} if command in commands else commands)
 
 
 _DEFAULT_SHOWWARNING = warnings.showwarning

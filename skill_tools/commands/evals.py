@@ -108,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.evaluation.agent_cmd import parse_template
 
         judge_argv = parse_template(args.judge_cmd, flag="--judge-cmd")
+    from skill_tools.cli import refusal
+
     report = score_all(taskset, records, threshold=args.threshold, executor=executor, judge_argv=judge_argv,
+                       refusal=refusal,
                        judge_timeout_s=args.judge_timeout)
     if args.dry_run:
         plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"], **_plan_entry(a)}

@@ -48,6 +48,7 @@ from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: t
     BehaviorScore,
 )
 from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
+from skill_tools.evaluation.tool_commands import Refusal, check_tool_commands
 
 # --------------------------------------------------------------------------------------------
 # scoring one answer
@@ -57,10 +58,12 @@ from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
 class Scorer:
     """Scores answers against a task set; validation results are cached by config content."""
 
-    def __init__(self, taskset: TaskSet, *, threshold: float = DEFAULT_THRESHOLD, executor: Any = None):
+    def __init__(self, taskset: TaskSet, *, threshold: float = DEFAULT_THRESHOLD, executor: Any = None,
+                 refusal: Refusal | None = None):
         self.taskset = taskset
         self.threshold = threshold
         self.executor = executor
+        self.refusal = refusal  # skill-tools' own parser (skill_tools.cli.refusal), given by the command layer
         self._validation_cache: dict[str, dict[str, Any]] = {}
         self._reference_cache: dict[str, list[dict[str, Any]]] = {}
         self._setup_cache: dict[str, Setup] = {}
@@ -129,6 +132,10 @@ class Scorer:
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:
             result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
+        tool = check_tool_commands(record.answer, self.refusal) if self.refusal is not None else None
+        if tool is not None:
+            result.behaviors.append(BehaviorScore(None, "the skill-tools commands it gives would run", 1.0, [tool],
+                                                  "derived: skill-tools' own command-line parser"))
         return result
 
     @staticmethod
@@ -373,10 +380,11 @@ def _wants_execution(rubric: dict[str, Any]) -> bool:
 
 def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float = DEFAULT_THRESHOLD,
               executor: Any = None, judge_argv: list[str] | None = None,
-              judge_timeout_s: float = 120.0) -> dict[str, Any]:
+              judge_timeout_s: float = 120.0, refusal: Refusal | None = None) -> dict[str, Any]:
     """Score every answer and aggregate; the returned dict is the JSON report. With ``judge_argv``
-    the judge's verdicts are attached beside each deterministic score (:mod:`judge`)."""
-    scorer = Scorer(taskset, threshold=threshold, executor=executor)
+    the judge's verdicts are attached beside each deterministic score (:mod:`judge`); with
+    ``refusal`` (skill-tools' parser) the skill-tools commands an answer gives are judged."""
+    scorer = Scorer(taskset, threshold=threshold, executor=executor, refusal=refusal)
     results = [scorer.score(r) for r in records]
     report = None
     if judge_argv:

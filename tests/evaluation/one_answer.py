@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from skill_tools.cli import refusal
 from skill_tools.evaluation.score import score_all
 from skill_tools.evaluation.tasks import AnswerRecord, TaskSet, load_tasks
 
@@ -20,7 +21,8 @@ def bundled_tasks() -> TaskSet:
 
 def score_one(task_id: str, answer: str) -> dict[str, Any]:
     """The report row of ``answer`` scored against task ``task_id``."""
-    return score_all(bundled_tasks(), [AnswerRecord(task_id, "with_skill", "t", answer, 1)])["answers"][0]
+    return score_all(bundled_tasks(), [AnswerRecord(task_id, "with_skill", "t", answer, 1)],
+                     refusal=refusal)["answers"][0]
 
 
 def checks_of(row: dict[str, Any], check_type: str) -> list[dict[str, Any]]:

@@ -1,0 +1,102 @@
+"""The ``skill-tools`` commands an answer tells the user to run, judged by the tool's own parser.
+
+An answer to "check this config with your tools" that invokes ``skill-tools validate cfg.yaml
+--autofix`` tells the user to run a command that stops at its first word: the flag does not exist.
+Commands are read where an answer writes code (fenced blocks, inline code, ``$ `` prompt lines),
+split like a shell would (``shlex``, never run), and handed to the parser the scorer is given
+(:func:`skill_tools.cli.refusal`, passed in by the command layer): a refused command line fails
+the answer, with the parser's message. Usage-style placeholders (``<config.yaml>``, ``CONFIG``,
+``[--json]``, ``...``) are read as what they stand for, and a command named without its arguments
+(`` `skill-tools validate` is clean``) is a mention, not a command line.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Callable, Iterator
+
+from skill_tools.evaluation.answer_context import CheckResult
+
+#: Judges one command line (the words after ``skill-tools``): None if accepted, else why not.
+Refusal = Callable[[list[str]], "str | None"]
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+#: The program, as people start it; what follows is its command line.
+_PROGRAM = re.compile(r"(?:^|(?<=[\s(;&|]))(?:skill-tools|python3?\s+-m\s+skill_tools|uv\s+run\s+skill-tools)\s+(.*)$")
+_PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?[$%❯>]\s+")
+#: Where a command line ends: a pipe, a redirect, a list operator, a comment.
+_END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
+_PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
+_OPTIONAL = re.compile(r"\[\s*-[^\[\]]*\]")
+_SUBCOMMAND = re.compile(r"^(?:[a-z][a-z-]*|-{1,2}[a-z][\w-]*)$")
+MAX_COMMANDS = 20
+#: Refusals about what a command leaves out: naming ``skill-tools validate`` without its file is a
+#: mention of the command; only what an answer writes (a flag, a choice, a value) can be wrong.
+_OMITTED = re.compile(r"arguments are required|no subcommand given")
+
+
+def invocations(text: str) -> Iterator[tuple[list[str], int]]:
+    """(argv after the program name, line number) of each ``skill-tools`` command the answer writes."""
+    lines = text.split("\n")
+    fence: str | None = None
+    i = 0
+    while i < len(lines):
+        line, n = lines[i], i + 1
+        m = _FENCE.match(line)
+        if m:
+            fence = None if fence and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) else (fence or m.group(1))
+            i += 1
+            continue
+        candidates: list[str] = []
+        if fence or _PROMPT.match(line):
+            logical = _PROMPT.sub("", line)
+            while logical.rstrip().endswith("\\") and i + 1 < len(lines):  # a command continued over lines
+                i += 1
+                logical = logical.rstrip()[:-1] + " " + _PROMPT.sub("", lines[i]).strip()
+            candidates.append(logical)
+        else:
+            candidates.extend(m.group(1) for m in _INLINE.finditer(line))
+        for cand in candidates:
+            argv = _argv(cand)
+            if argv is not None:
+                yield argv, n
+        i += 1
+
+
+def _argv(text: str) -> list[str] | None:
+    m = _PROGRAM.search(text)
+    if not m:
+        return None
+    rest = _PLACEHOLDER.sub("PLACEHOLDER", m.group(1))
+    rest = _OPTIONAL.sub(" ", rest)
+    end = _END.search(" " + rest)
+    rest = rest[:end.start()] if end else rest
+    try:
+        words = [w for w in shlex.split(rest) if w not in ("...", "…")]
+    except ValueError:
+        return None
+    if not words or not _SUBCOMMAND.match(words[0]):
+        return None  # "skill-tools validate: error: …" is the tool's output, not a command
+    return words
+
+
+def check_tool_commands(text: str, refusal: Refusal) -> CheckResult | None:
+    """A fatal check when any ``skill-tools`` command the answer writes is refused by the tool's
+    parser; a passing one when all are accepted; None when the answer writes none."""
+    seen = 0
+    for argv, line in invocations(text):
+        seen += 1
+        if seen > MAX_COMMANDS:
+            break
+        why = refusal(argv)
+        if why and not _OMITTED.search(why):  # "`skill-tools validate` is clean": a command named, not written out
+            shown = "skill-tools " + shlex.join(argv)
+            return CheckResult("tool_commands", "skill-tools commands are valid", 0.0,
+                               f"line {line}: `{shown[:160]}` is refused by skill-tools' own parser: {why[:200]}",
+                               shown[:200], fatal=True)
+    if not seen:
+        return None
+    return CheckResult("tool_commands", "skill-tools commands are valid", 1.0,
+                       f"{min(seen, MAX_COMMANDS)} skill-tools command(s) accepted by the tool's own parser")

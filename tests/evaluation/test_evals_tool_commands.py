@@ -1,0 +1,51 @@
+"""The skill-tools commands an answer gives are judged by skill-tools' own parser: a flag or a
+subcommand that does not exist fails the answer; a command named without its arguments does not."""
+
+from __future__ import annotations
+
+from skill_tools.cli import refusal
+from skill_tools.evaluation.tool_commands import check_tool_commands, invocations
+
+from one_answer import checks_of, score_one
+
+GOOD = """Run the validator first:
+
+```console
+$ skill-tools validate /tmp/cfg.yaml --mcore-version 0.19.2 \\
+    --json | jq .findings
+/tmp/cfg.yaml: megatron-core 0.19.2
+skill-tools validate: 2 error(s)
+```
+
+Then `skill-tools apply <your-recipe.py> --impl transformer_engine --scope attn` and re-check with
+`skill-tools validate` before launching.
+"""
+
+
+def test_commands_are_read_where_code_is_written():
+    found = [argv for argv, _ in invocations(GOOD)]
+    assert found == [["validate", "/tmp/cfg.yaml", "--mcore-version", "0.19.2", "--json"],
+                     ["apply", "PLACEHOLDER", "--impl", "transformer_engine", "--scope", "attn"],
+                     ["validate"]]
+    assert list(invocations("Use skill-tools validate to check it.")) == []  # prose names, it does not run
+
+
+def test_the_real_parser_judges():
+    assert check_tool_commands(GOOD, refusal).passed
+    bad = check_tool_commands("```bash\nskill-tools validate cfg.yaml --autofix\n```", refusal)
+    assert bad.fatal and "--autofix" in bad.explanation
+    assert check_tool_commands("`skill-tools benchmark cfg.yaml`", refusal).fatal
+    assert check_tool_commands("No commands here.", refusal) is None
+
+
+def test_an_invented_flag_fails_the_answer():
+    answer = ("The scope `[moe, moe_router]` is refused (moe and moe_router never together) and the TE RNG "
+              "tracker is off. Check it with:\n\n```bash\nskill-tools validate cfg.yaml --mcore-version 0.19.2 "
+              "--fix-in-place\n```\n\nFixed config:\n\n```yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+              "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n"
+              "  te_rng_tracker: true\n```\n")
+    row = score_one("run-helper-validate", answer)
+    (check,) = checks_of(row, "tool_commands")
+    assert not check["passed"] and not row["passed"]
+    fixed = score_one("run-helper-validate", answer.replace(" --fix-in-place", " --json"))
+    assert checks_of(fixed, "tool_commands")[0]["passed"] and fixed["passed"]
