@@ -143,6 +143,8 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
         tokens, inner = _shell_command_string(tokens)
         if inner is not None:  # srun … bash -c "python run_recipe.py model.x=1": the quoted command
             yield from _shell_blocks(inner, ln, role, origin)
+        if _program(tokens) in NOT_LAUNCHERS:
+            continue  # `skill-tools validate x --mcore-version 0.19.2`, `grep -n cuda_graph x`: not a training run
         hydra: list[str] = []
         flags: list[str] = []
         run_script = "run_script.py" in logical
@@ -185,6 +187,23 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+#: Programs whose options are their own, never a training run's: their command lines hold no config.
+NOT_LAUNCHERS = frozenset({"skill-tools", "git", "cat", "grep", "rg", "ls", "pip", "pip3", "nvidia-smi", "head",
+                           "tail", "less", "jq", "watch", "curl", "wget", "kubectl", "squeue", "sacct", "scancel",
+                           "sinfo", "pytest", "which", "du", "df", "ps", "diff", "wc", "find", "echo", "printf"})
+_WRAPPERS = frozenset({"sudo", "time", "exec", "nohup", "env", "command"})
+
+
+def _program(tokens: list[str]) -> str:
+    """The program a command line starts (after environment assignments and wrappers like ``time``)."""
+    for tok in tokens:
+        if _ENV_TOKEN.match(tok) and not tok.startswith("-"):
+            continue
+        name = tok.rsplit("/", 1)[-1]
+        if name in _WRAPPERS:
+            continue
+        return name
+    return ""
 
 
 def _shell_command_string(tokens: list[str]) -> tuple[list[str], str | None]:

@@ -26,6 +26,7 @@ from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, diff_file, file_named, nested_override_dicts, unwrap
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
+from skill_tools.evaluation.transcripts import is_transcript, steps
 from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity,
                                              wrapped_lead)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -112,6 +113,16 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         return
     body = numbered_listing(body)  # grep -n / editor output: "41:    cfg.model.x = 1"
     body, kind = unwrap(body, kind)  # a patch, a SEARCH/REPLACE edit, "# ... existing code ...", CMD [...]
+    if kind in ("shell", "auto") and is_transcript(body):  # "$ cmd" then its output: only commands advise
+        for step in steps(body):
+            yield from _fenced_blocks(step.command, "shell", line + step.line, role)
+            if step.shows_file and step.output.strip():
+                shown = DESCRIBED if step.before_change else role
+                for b in _fenced_blocks(step.output, "auto", line + step.output_line, shown):
+                    if shown == DESCRIBED:
+                        b.role, b.why = DESCRIBED, "a file as the session found it"
+                    yield b
+        return
     if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
         for part in _DIFF_FILE.split(body):
             if part.strip():

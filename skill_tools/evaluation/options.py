@@ -43,6 +43,7 @@ _NUMBERED_LEAD = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)\s*([1-4]|[a-dA-D
 #: A plain numbered list item ("1. Graphs on attention, no offloading:"), an option after a hedge.
 _PLAIN_ITEM = re.compile(r"^\s{0,3}([1-4])[.)]\s+\S")
 _ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S")
 _HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
 
 
@@ -112,6 +113,9 @@ class Section:
         yield from blocks
 
     def prose_line(self, text: str) -> None:
-        """After a line of prose: "Choose one:" opens a hedge."""
-        if HEDGE.search(text):
+        """After a line of prose: "Choose one:" opens a hedge. Inside a list item ("1. **`moe` + `moe_router`
+        is refused.** … You have to pick one.") the choice is that item's own, and the items after it
+        are the list's next points, not options; an item that ends on a colon still introduces them."""
+        m = HEDGE.search(text)
+        if m and (not _ITEM.match(text) or text.rstrip().endswith(":")):
             self.hedge = 0

@@ -180,6 +180,8 @@ class LinePolarity:
         aside = self._aside_opener(start)
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
+        if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
+            return Polarity(DESCRIBED, era, "spells out an if-clause's case, in an aside")  # "If you run drop-and-pad (`x: true`), …"
         head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
@@ -204,6 +206,9 @@ class LinePolarity:
         m = affirm or _LABEL.search(before)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} before it")
+        m = _ALT_AFTER.search(after)
+        if m:
+            return Polarity(ALTERNATIVE, era, f"{m.group(0).strip()!r} after it")
         m = _ENDORSED.search(after)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} after it")
@@ -273,6 +278,11 @@ _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0
 _CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
 #: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
 #: the aside spells out a condition.
+#: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
+_IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
+#: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
+_ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
+                        r"(?:alternative|option|fallback|plan b)\b", re.I)
 _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+)?(?:for|with|in|on|when)\b"
                         r"[^().;]{0,60}$", re.I)
 

@@ -61,3 +61,11 @@ def test_keeping_megatrons_own_tracker_turns_the_te_tracker_off():
     assert option.get("model.cuda_graph_impl") == "local"
     said = extract_config("Keep Megatron's own RNG tracker.", era="current").config
     assert said.get("rng.te_rng_tracker") is False
+
+
+def test_an_if_clause_aside_names_a_case_and_is_the_alternative_offers():
+    ex = extract_config("If (and only if) you run drop-and-pad (`moe_pad_expert_input_to_capacity: true`), "
+                        "`cuda_graph_modules: [moe]` is the alternative.", era="current")
+    assert not ex.config.has("model.moe_pad_expert_input_to_capacity")
+    assert not ex.config.has("model.cuda_graph_modules")
+    assert ex.alternatives and ex.alternatives[0].get("model.cuda_graph_modules") == ["moe"]
