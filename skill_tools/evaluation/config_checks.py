@@ -248,7 +248,9 @@ def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
 
 def check_no_graph_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec.get("name") or "no CUDA-graph config"
-    keys = [k for k in ctx.config.values if any(m in k for m in GRAPH_KEY_MARKERS)]
+    # a setting that keeps graphs off (`cuda_graph_impl="none"`, as a stock recipe ships it) is no graph advice
+    keys = [k for k, v in ctx.config.values.items() if any(m in k for m in GRAPH_KEY_MARKERS)
+            and not (v in (None, False, "", []) or str(v).lower() in ("none", "false", "null"))]
     env = [k for k in ctx.config.env if k in ("NCCL_GRAPH_REGISTER", "CUDA_GRAPHS_USE_NODE_PRIORITY")]
     if keys or env:
         k = (keys or env)[0]

@@ -253,7 +253,8 @@ _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 #: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
 _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupported|crash(?:es)?|asserts?|❌|✗|✘)"
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
-_DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects)\s+(?:that\s+)?[`'\"]?$", re.I)
+_DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
+                        r"defaults to|already (?:has|sets|uses))\s+(?:that\s+)?[`'\"]?$", re.I)
 #: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it

@@ -77,10 +77,23 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                        f"does not mention {name} (looked for: {', '.join(spec['any'][:6])})", fatal=required)
 
 
+#: A knob written with the value that keeps graphs off ("it ships `cuda_graph_impl = "none"`").
+_OFF_VALUE = re.compile(r"""[`'"]?\s*[:=]\s*[`'"]?(?:none|false|null)\b""", re.I)
+
+
 def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
-    affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role != REJECTED]  # an alternative offered is advice too
+    affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role != REJECTED  # an alternative offered is advice too
+                   and not _OFF_VALUE.match(ctx.text, p + len(s))]
+    if affirmative and ctx.prose_language != "en" and not ctx.config.values and \
+            all(not ctx.polarity(p, len(s)).why for p, s in affirmative):
+        # named in prose that is not English, with no English word that asks for it and no setting
+        # written: whether the sentence recommends or dismisses it is for a judge (--judge-cmd)
+        pos, syn = affirmative[0]
+        return CheckResult("concept_absent", name, 0.5, f"half credit: names {name} ({syn!r}) in prose that is not "
+                           "English, with no setting written; whether it recommends or dismisses it is read by a judge",
+                           quote(ctx.text, pos))
     if affirmative:
         pos, syn = affirmative[0]
         return CheckResult("concept_absent", name, 0.0, f"recommends {name} ({syn!r}) where it does not belong",
