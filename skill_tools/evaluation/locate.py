@@ -28,7 +28,7 @@ from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, num
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
 from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity,
-                                             wrapped_lead)
+                                             wrapped_lead, wrapped_trail)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
@@ -286,7 +286,8 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
             idx += 1
             continue
-        yield from section.mark(_line_blocks(text, idx + 1, section.era, lead=lead))
+        trail = wrapped_trail(text, lines[idx + 1]) if idx + 1 < end else ""
+        yield from section.mark(_line_blocks(text, idx + 1, section.era, lead=lead, trail=trail))
         section.prose_line(text)
         prev = text
         idx += 1
@@ -323,10 +324,12 @@ def _table_blocks(cell) -> Iterator[Block]:
         yield block
 
 
-def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "") -> Iterator[Block]:
+def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "",
+                 trail: str = "") -> Iterator[Block]:
     text = _BULLET_KV.sub(r"\1\2=\3\4", text)  # "- model.use_te_rng_tracker: true" is key=value
     text = quoted_messages_blanked(text)
-    pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "")
+    pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "",
+                       trail=quoted_messages_blanked(trail) if trail else "")
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
         for block in _inline_code(m.group(1), ln, p.role):

@@ -17,6 +17,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from skill_tools.evaluation.unfenced import code_like
+
 RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
 #: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
@@ -127,11 +129,12 @@ def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
 class LinePolarity:
     """Clause and sentence breaks of one line, found once; ``at(start, end)`` judges one setting."""
 
-    def __init__(self, text: str, section_era: str | None = None, lead: str = ""):
-        # ``lead``: the line before, when ``text`` continues its hard-wrapped sentence; judgements
-        # read across the wrap, offsets stay those of ``text``
+    def __init__(self, text: str, section_era: str | None = None, lead: str = "", trail: str = ""):
+        # ``lead``: the line before, when ``text`` continues its hard-wrapped sentence; ``trail``: the
+        # rest of the sentence on the next line. Judgements read across the wrap, offsets stay those of ``text``
         self._shift = len(lead) + 1 if lead else 0
         text = f"{lead} {text}" if lead else text
+        text = f"{text} {trail}" if trail else text
         # Markdown emphasis is not a word ("Do **not** switch to"): blanked, offsets kept
         text = _EMPHASIS.sub(lambda m: " " * len(m.group(0)), text)
         self.text = text
@@ -246,6 +249,17 @@ def wrapped_lead(previous: str, line: str) -> str:
     if not previous or _WRAP_ENDS.search(previous) or _ITEM_START.match(line):
         return ""
     return previous[-WINDOW:]
+
+
+def wrapped_trail(line: str, following: str) -> str:
+    """The words of ``following`` up to its first sentence end, when ``line`` breaks off mid-sentence
+    and ``following`` goes on with it ("… `cuda_graph_impl="full_iteration"` value, and the" /
+    "`cuda_graph_modules` key, come in 0.18."): what a setting's clause says after the wrap."""
+    if not following.strip() or _WRAP_ENDS.search(line) or _ITEM_START.match(following) or \
+            code_like(line) or code_like(following):  # a line of code is a statement, not half a sentence
+        return ""
+    end = _SENTENCE.search(following)
+    return following[:end.end() if end else len(following)][:WINDOW]
 
 
 _JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)

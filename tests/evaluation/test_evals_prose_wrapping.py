@@ -69,3 +69,15 @@ def test_an_if_clause_aside_names_a_case_and_is_the_alternative_offers():
     assert not ex.config.has("model.moe_pad_expert_input_to_capacity")
     assert not ex.config.has("model.cuda_graph_modules")
     assert ex.alternatives and ex.alternatives[0].get("model.cuda_graph_modules") == ["moe"]
+
+
+def test_the_rest_of_a_wrapped_sentence_lends_its_era():
+    text = ("```python\ncfg.model.cuda_graph_impl = \"local\"\ncfg.model.cuda_graph_scope = [\"full_iteration\"]\n```\n\n"
+            "**Why this spelling:** on 0.16 `cuda_graph_impl` accepts only `none`, `local` and\n"
+            "`transformer_engine`. The standalone `cuda_graph_impl=\"full_iteration\"` value, and the\n"
+            "`cuda_graph_modules` key, come in 0.18.\n")
+    cfg = extract_config(text, era="legacy").config
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    code = ("   cfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+            "   cfg.model.cuda_graph_modules = [\"mlp\"]   # cuda_graph_scope=[\"mlp\"] on mcore 0.16/0.17\n")
+    assert extract_config("So:\n" + code, era="current").config.get("model.cuda_graph_impl") == "transformer_engine"
