@@ -206,3 +206,32 @@ def chat_asker(lines: list[str]) -> str | None:
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return None
     return speakers[0]
+
+
+_NOTEBOOK_START = re.compile(r'^\s*\{\s*"(?:cells|metadata|nbformat)"')
+
+
+def notebook_as_markdown(text: str) -> str | None:
+    """A Jupyter notebook (``.ipynb`` JSON) as the Markdown a reader sees: Markdown cells as they
+    are, code cells as fenced blocks of the notebook's language, outputs left out (what a cell
+    printed is not advice). None when ``text`` is not a notebook."""
+    if not _NOTEBOOK_START.match(text):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) and "cell_type" in c for c in cells):
+        return None
+    kernel = doc.get("metadata", {}).get("kernelspec", {}) if isinstance(doc.get("metadata"), dict) else {}
+    lang = str(kernel.get("language") or "python") if isinstance(kernel, dict) else "python"
+    parts = []
+    for cell in cells:
+        source = cell.get("source", "")
+        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else str(source)
+        if cell["cell_type"] == "code":
+            parts.append(f"```{'bash' if source.lstrip().startswith(('!', '%%bash')) else lang}\n{source.rstrip()}\n```")
+        else:
+            parts.append(source.rstrip())
+    return "\n\n".join(parts) + "\n"

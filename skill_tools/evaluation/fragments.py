@@ -351,8 +351,12 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
             | {id(n.left) for n in ast.walk(tree) if main_guard(n)})
 
 
+#: Dunder names that are plain data ("print(megatron.core.__version__)"), never a way out of a sandbox.
+_DATA_DUNDERS = frozenset({"__version__", "__name__", "__file__", "__doc__"})
+
+
 def _dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__") and len(name) > 4
+    return name.startswith("__") and name.endswith("__") and len(name) > 4 and name not in _DATA_DUNDERS
 
 
 def _snippet(text: str, pos: int = 0, width: int = 120) -> str:

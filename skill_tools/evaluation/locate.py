@@ -23,7 +23,8 @@ from skill_tools.evaluation.fragments import (
 )
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, diff_file, file_named, nested_override_dicts, unwrap
+from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, diff_file, file_named,
+                                             nested_override_dicts, notebook_as_markdown, unwrap)
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
@@ -49,6 +50,7 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 
 
 def _locate(text: str) -> Iterator[Block]:
+    text = notebook_as_markdown(text) or text  # a notebook is read as the Markdown and code its cells hold
     lines = text.split("\n")
     quoted = [ln for ln in lines if _QUOTE.match(ln) and ln.strip(" >")]
     if len(quoted) * 2 > len([ln for ln in lines if ln.strip()]):  # a review thread: the quotes are the answer

@@ -172,3 +172,26 @@ def test_an_unfenced_pytest_answer_is_read_as_python():
     assert cfg.get("model.cuda_graph_modules") == ["attn", "moe"]
     assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
     assert cfg.get("model.moe_pad_expert_input_to_capacity") is True
+
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["## 0.17 spelling\n", "\n",
+                                                             "`cuda_graph_impl=\"full_iteration\"` came in **0.18**; on 0.17 use:"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "stream", "text": ["cuda_graph_impl = full_iteration\n"]}],
+         "execution_count": None,
+         "source": ["cfg.model.cuda_graph_impl = \"local\"\n", "cfg.model.cuda_graph_scope = [\"full_iteration\"]\n",
+                    "import megatron.core\n", "print(megatron.core.__version__)"]},
+    ],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4, "nbformat_minor": 5,
+}
+
+
+def test_a_notebook_is_read_as_its_cells():
+    import json
+
+    ex = extract_config(json.dumps(NOTEBOOK, indent=1), era="legacy")
+    assert ex.config.get("model.cuda_graph_impl") == "local"
+    assert ex.config.get("model.cuda_graph_scope") == ["full_iteration"]
+    assert not [f for f in ex.findings if f.kind == "security"]  # __version__ is data, not an escape
