@@ -86,6 +86,7 @@ MEGATRON_LM: dict[str, Flag] = {
     "inference-dynamic-batching": _f("inference.dynamic_batching", "flag"),
     "rl-persist-cuda-graphs": _f("inference.rl_persist_cuda_graphs", "flag"),
     "rl-training-cuda-graphs": _f("inference.rl_training_cuda_graphs", "flag"),
+    "rl-kv-cache-management-mode": _f("inference.rl_kv_cache_management_mode"),
 }
 
 #: Megatron-LM flags that read as a list even when not in the table above.

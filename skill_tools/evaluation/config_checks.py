@@ -177,7 +177,7 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("validates", name, 0.0, "the answer carries a security finding; its config is not validated")
     if not ctx.config.values:
         return CheckResult("validates", name, 0.0, "no config extracted from the answer")
-    if not any(_checked_key(k) for k in ctx.answer_keys):
+    if not any(checked_key(k) for k in ctx.answer_keys):
         return CheckResult("validates", name, 0.0, "the answer's config sets nothing the CUDA-graph rules check "
                            f"(found: {', '.join(sorted(ctx.answer_keys)[:4])}): nothing to validate")
     patch = next((f for f in ctx.extraction.findings if f.kind == "patch"), None)
@@ -212,7 +212,7 @@ _CHECKED_MARKERS = GRAPH_KEY_MARKERS + ("recompute", "offload", "moe_", "num_moe
                                         "CUDA_", "parallel_size", "dropout", "fp8", "packed_sequence")
 
 
-def _checked_key(key: str) -> bool:
+def checked_key(key: str) -> bool:
     """A key the CUDA-graph rules read (or a graph-related environment variable)."""
     return any(m in key for m in _CHECKED_MARKERS)
 
@@ -225,6 +225,30 @@ def answer_errors(errors: list[dict[str, Any]], answer_keys: frozenset[str],
     is the task's, not the answer's."""
     return [e for e in errors if not e.get("keys") or set(e["keys"]) & answer_keys
             or (answer_keys and str(e.get("rule")) not in context_rules)]
+
+
+def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    """What an answer writes down where its task asks for no config (a diagnosis, a fix, a decision):
+    a value the validator says to change is a wrong instruction (``--no-rl-persist-cuda-graphs``
+    beside KV-cache offload). Only values the answer writes are judged: an error that turns on an
+    implementation the answer does not state, or on a companion it omits, is not its doing, and a
+    diagnosis need not spell out a whole config."""
+    name = spec.get("name") or "the settings it writes are accepted"
+    v = ctx.validation or {}
+    if ctx.extraction.unsafe or "skipped" in v or not any(checked_key(k) for k in ctx.answer_keys):
+        return CheckResult("written_settings", name, None, "skipped: no checked setting written, or not validated")
+    for err in v.get("errors", []):
+        fix = err.get("fix") or {}
+        if "model.cuda_graph_impl" in (err.get("keys") or []) and "model.cuda_graph_impl" not in ctx.answer_keys:
+            continue  # the error turns on graphs being on or off, which the answer does not say: not its doing
+        wrong = [k for k, want in fix.items() if k in ctx.answer_keys and k in ctx.config.values
+                 and not _same(ctx.config.get(k), want)]
+        if wrong:
+            shown = ", ".join(f"{k}={ctx.config.get(k)!r}" for k in wrong)
+            return CheckResult("written_settings", name, 0.0,
+                               f"writes {shown}, which MCore {v.get('mcore_version')} refuses on the task's setup: "
+                               f"[{err.get('rule')}] {err.get('message')}", shown, fatal=True)
+    return CheckResult("written_settings", name, 1.0, "no value it writes is refused on the task's setup")
 
 
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

@@ -32,6 +32,7 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     check_graph,
     check_no_graph_config,
     check_validates,
+    check_written_settings,
 )
 from skill_tools.evaluation.config_checks import _same
 from skill_tools.evaluation.fragments import SUGGESTED
@@ -171,6 +172,7 @@ CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "graph": check_graph,
     "era_spelling": check_era_spelling,
     "validates": check_validates,
+    "written_settings": check_written_settings,
     "executes": check_executes,
     "no_graph_config": check_no_graph_config,
     "env": check_env,
@@ -204,3 +206,8 @@ def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
     if missing:
         return f"the answer's graphs do not capture {', '.join(missing)}"
     return ""
+
+
+def has_check(rubric: dict[str, Any], kind: str) -> bool:
+    """Whether any behavior of ``rubric`` carries a check of type ``kind`` (e.g. "executes")."""
+    return any(c.get("type") == kind for b in rubric.get("behaviors", []) for c in b.get("checks", []))

@@ -34,7 +34,7 @@ from skill_tools.evaluation.outcome import (
 )
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
-from skill_tools.evaluation.rubric import AnswerContext, answer_errors, run_check
+from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, run_check
 from skill_tools.evaluation.precedence import graphs_on
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
 from skill_tools.evaluation.aggregate import aggregate
@@ -126,7 +126,7 @@ class Scorer:
             result.validation = dict(result.validation, context_rules=self._context_rules(task, setup, ex, era))
         if task.should_trigger and ex.alternatives and result.validation and "skipped" not in result.validation:
             result.behaviors.extend(self._options(task, setup, outcome, ex, era, result.validation, removed))
-        if self.executor is not None and task.should_trigger and _wants_execution(rubric) and not ex.unsafe:
+        if self.executor is not None and task.should_trigger and has_check(rubric, "executes") and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
         ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys=answer_keys)
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
@@ -300,6 +300,10 @@ class Scorer:
             out.append(BehaviorScore(idx, text, 1.0, [check_coverage(ctx, text)], "derived: specific terms"))
         if not rubric:
             out.extend(self._derived(task, ctx))
+        if task.should_trigger and rubric and not has_check(rubric, "validates"):  # a diagnosis's fix is advice too
+            check = run_check(ctx, {"type": "written_settings"})
+            if check.score is not None:
+                out.append(BehaviorScore(None, check.name, 1.0, [check], "derived: rules engine on what it writes"))
         if task.should_trigger:
             check = run_check(ctx, {"type": "on_topic", "question": task.data.get("question", "")})
             out.append(BehaviorScore(None, "answers the question asked", ON_TOPIC_WEIGHT, [check], "derived: relevance"))
@@ -367,10 +371,6 @@ class Scorer:
                           "warnings": [d for d in dicts if d.get("severity") == "warning"]}
         self._validation_cache[key] = result
         return result
-
-
-def _wants_execution(rubric: dict[str, Any]) -> bool:
-    return any(c.get("type") == "executes" for b in rubric.get("behaviors", []) for c in b.get("checks", []))
 
 
 # --------------------------------------------------------------------------------------------

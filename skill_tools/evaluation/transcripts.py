@@ -1,6 +1,6 @@
 """A terminal session pasted into an answer: commands after a prompt, each followed by what it printed.
 
-``$ cat /tmp/cfg.yaml`` then the file, ``$ skill-tools validate …`` then its findings: only the
+``$ cat run/cfg.yaml`` then the file, ``$ skill-tools validate …`` then its findings: only the
 commands are what the answer asks the user to run. What a command printed is the machine's
 output, never advice: a validator's ``fix: model.cuda_graph_modules=['moe_router']`` line or a
 log line is not a setting. A ``cat`` of a file shows what the file holds at that point: before

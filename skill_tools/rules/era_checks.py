@@ -117,6 +117,16 @@ def rl_graphs_without_impl(ctx: Ctx) -> Iterator[dict[str, Any]]:
             yield {"key": key, "keys": [key, "model.cuda_graph_impl"], "fix": {key: False}}
 
 
+def rl_offload_needs_persisted_graphs(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """Megatron-LM's RL arguments assert it since 0.17 (arguments.py, ``validate_args``)."""
+    mode = ctx.cfg.get("inference.rl_kv_cache_management_mode")
+    if ctx.era.since("0.17") and isinstance(mode, str) and mode.strip().lower() == "offload" and \
+            not ctx.cfg.get("inference.rl_persist_cuda_graphs"):
+        yield {"version": ctx.era.mcore_version, "keys": ["inference.rl_kv_cache_management_mode",
+                                                          "inference.rl_persist_cuda_graphs"],
+               "fix": {"inference.rl_persist_cuda_graphs": True}}
+
+
 def _optimizer_graph_on(ctx: Ctx) -> bool:
     value = ctx.cfg.get("optimizer.optimizer_cuda_graph")
     return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "1", "yes"))

@@ -11,9 +11,9 @@ from one_answer import checks_of, score_one
 GOOD = """Run the validator first:
 
 ```console
-$ skill-tools validate /tmp/cfg.yaml --mcore-version 0.19.2 \\
+$ skill-tools validate run/cfg.yaml --mcore-version 0.19.2 \\
     --json | jq .findings
-/tmp/cfg.yaml: megatron-core 0.19.2
+run/cfg.yaml: megatron-core 0.19.2
 skill-tools validate: 2 error(s)
 ```
 
@@ -24,7 +24,7 @@ Then `skill-tools apply <your-recipe.py> --impl transformer_engine --scope attn`
 
 def test_commands_are_read_where_code_is_written():
     found = [argv for argv, _ in invocations(GOOD)]
-    assert found == [["validate", "/tmp/cfg.yaml", "--mcore-version", "0.19.2", "--json"],
+    assert found == [["validate", "run/cfg.yaml", "--mcore-version", "0.19.2", "--json"],
                      ["apply", "PLACEHOLDER", "--impl", "transformer_engine", "--scope", "attn"],
                      ["validate"]]
     assert list(invocations("Use skill-tools validate to check it.")) == []  # prose names, it does not run
@@ -49,3 +49,16 @@ def test_an_invented_flag_fails_the_answer():
     assert not check["passed"] and not row["passed"]
     fixed = score_one("run-helper-validate", answer.replace(" --fix-in-place", " --json"))
     assert checks_of(fixed, "tool_commands")[0]["passed"] and fixed["passed"]
+
+
+def test_a_diagnosis_that_writes_a_value_megatron_refuses_fails():
+    """rl-colocated-eager-decode asks for no config; a fix it writes is still judged by the rules."""
+    base = ("Generation stayed on the eager decode path: nothing was captured, the managers never existed at model "
+            "init. Upgrade NeMo-RL, confirm `built cuda graph` in the log, set --rl-persist-cuda-graphs only when "
+            "graphs are built, and keep NCCL_GRAPH_REGISTER=0 with KV-cache offload.\n\n```bash\n"
+            "--cuda-graph-impl local --inference-cuda-graph-scope block\n--rl-kv-cache-management-mode=offload\n")
+    wrong = score_one("rl-colocated-eager-decode", base + "--no-rl-persist-cuda-graphs\n```\n")
+    (check,) = checks_of(wrong, "written_settings")
+    assert not check["passed"] and "rl-offload-needs-persisted-graphs" in check["explanation"] and not wrong["passed"]
+    right = score_one("rl-colocated-eager-decode", base + "--rl-persist-cuda-graphs\n```\n")
+    assert checks_of(right, "written_settings")[0]["passed"] and right["passed"]

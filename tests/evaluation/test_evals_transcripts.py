@@ -9,13 +9,13 @@ from skill_tools.evaluation.transcripts import is_transcript, steps
 SESSION = """I ran the validator first.
 
 ```console
-$ cat /tmp/cfg.yaml
+$ cat run/cfg.yaml
 model:
   cuda_graph_impl: transformer_engine
   cuda_graph_scope: [moe, moe_router]
 
-$ skill-tools validate /tmp/cfg.yaml --mcore-version 0.19.2
-/tmp/cfg.yaml:3: error: [moe-and-moe-router] scope contains both 'moe' and 'moe_router'
+$ skill-tools validate run/cfg.yaml --mcore-version 0.19.2
+run/cfg.yaml:3: error: [moe-and-moe-router] scope contains both 'moe' and 'moe_router'
     fix: model.cuda_graph_modules=['moe_router'], model.cuda_graph_scope=None
 ```
 
