@@ -49,12 +49,18 @@ def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalC
 def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
                   validate: Callable[[CanonicalConfig], dict[str, Any] | None],
                   main_validation: dict[str, Any] | None, context_rules: list[str],
-                  stated: CanonicalConfig | None = None) -> CheckResult | None:
+                  stated: CanonicalConfig | None = None, cases: dict[int, set[str]] | None = None) -> CheckResult | None:
     """A fatal check when an offered option fails validation through its own settings; a passing
-    one when every option with checked settings validates; None when the answer offers none."""
+    one when every option with checked settings validates; None when the answer offers none.
+    ``cases``: per option, the keys of the case an if-clause offers it for ("if you run
+    drop-and-pad (`pad: true`), `[moe]`"): an error whose fix is that case is the option's premise."""
     main_rules = {str(e.get("rule")) for e in (main_validation or {}).get("errors", [])}
     judged = 0
-    for option in options[:MAX_OPTIONS]:
+    for n, option in enumerate(options[:MAX_OPTIONS]):
+        # a case that sets something the task does not have (a setting turned on, a value the
+        # stated config lacks); a case that only restates the task's own setup is no other case
+        case = {k for k in (cases or {}).get(n, set()) if option.get(k) not in (None, False, 0, "", [])
+                and (stated is None or not stated.has(k) or stated.get(k) != option.get(k))}
         own = {k for k in option.values if any(m in k for m in _CHECKED)} | \
             {k for k in option.env if any(m in k for m in _CHECKED)}
         if not own:
@@ -71,6 +77,8 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
             fix = set((err.get("fix") or {}).keys())
             if fix and not any(option.has(k) or k in option.env for k in fix):
                 continue  # a companion the option leaves unsaid: an option names what changes, not everything
+            if (fix | keys) & case:
+                continue  # the option is offered for a case the rule reads ("if you run drop-and-pad")
             shown = ", ".join(f"{k}={option.get(k)!r}" for k in sorted(own) if option.has(k))
             return CheckResult("options", "options offered are valid", 0.0,
                                f"an option the answer offers ({shown or ', '.join(sorted(own))}) fails on the "

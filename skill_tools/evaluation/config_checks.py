@@ -27,6 +27,9 @@ def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("config", name, 1.0, f"leaves {' / '.join(keys)} unset")
     counter = ctx.extraction.counter_config
     rejected = [k for k in keys if counter.has(k) and _value_ok(counter.get(k), spec)[0] and "not_in" not in spec]
+    if not present and spec.get("if_set"):
+        # a setting the known answer keeps as it is: only an answer that writes it is judged
+        return CheckResult("config", name, None, f"not applicable: the answer does not set {' / '.join(keys)}")
     if not present:
         if rejected:
             k = rejected[0]

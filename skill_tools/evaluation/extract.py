@@ -58,6 +58,8 @@ class Extraction:
     counter_config: CanonicalConfig
     era: str | None = None  # the era the config was selected for
     alternatives: list[CanonicalConfig] = field(default_factory=list)
+    #: per alternative (by index), the keys of the case an if-clause offers it for
+    cases: dict[int, set[str]] = field(default_factory=dict)
     other_era: CanonicalConfig | None = None
 
     def select(self, era: str | None) -> "Extraction":
@@ -119,6 +121,7 @@ class Extraction:
                 if b.origin in WRITTEN_ORIGINS and _impl_of(b.cfg):
                     impl_file, impl_group = b.file or impl_file, b.group
                 _merge(config, b.cfg)
+        self.cases = _with_case(self.blocks, alts, by_line)
         _kept_defaults(self.blocks, config)
         self.config, self.counter_config, self.other_era, self.alternatives, self.era = config, counter, other, alts, era
         return self
@@ -353,3 +356,22 @@ def _named_flags_dropped(text: str) -> str:
                 continue
         out.append(tok)
     return shlex.join(out) if len(out) != len(tokens) else text
+
+
+#: The why polarity gives a setting that spells out the case an if-clause names.
+_CASE = "spells out an if-clause's case"
+
+
+def _with_case(blocks: list[Block], alts: list[CanonicalConfig], by_line: dict[int, int]) -> dict[int, set[str]]:
+    """"If you run drop-and-pad (`moe_pad_expert_input_to_capacity: true`), `[moe]` is the
+    alternative": the option is offered for that case, so it is judged with the case's settings,
+    and the keys of the case are returned per option (the case is the option's premise)."""
+    cases: dict[int, set[str]] = {}
+    for b in blocks:
+        if b.cfg is not None and b.role == DESCRIBED and (b.why or "").startswith(_CASE) and b.line in by_line:
+            i = by_line[b.line]
+            for key, value in b.cfg.values.items():
+                if not alts[i].has(key):
+                    alts[i].set(key, value, b.cfg.locations.get(key))
+                cases.setdefault(i, set()).add(key)
+    return cases

@@ -158,7 +158,8 @@ class Scorer:
         failing one is fatal; passing ones are reported with no weight."""
         check = check_options(ex.config, ex.alternatives,
                               lambda cfg: self._validate(ex, self._on_setup(cfg, setup, outcome, removed), era),
-                              validation, self._context_rules(task, setup, ex, era), self._stated(task, setup))
+                              validation, self._context_rules(task, setup, ex, era), self._stated(task, setup),
+                              ex.cases)
         if check is None:
             return []
         return [BehaviorScore(None, "options offered beside the recommendation are valid",

@@ -1,0 +1,50 @@
+"""Settings the known fix keeps (a rubric ``config`` check with ``if_set``) and options offered for
+another case ("if you run drop-and-pad (…), `[moe]` is the alternative"). Answers written for
+these tests, through the whole scorer."""
+
+from __future__ import annotations
+
+from one_answer import checks_of, score_one
+
+NAN = ("Treat it as replay numerics: A/B with graphs off at the same seed, then narrow the scope. Known causes: "
+       "EP overlap interleaving with partial graphs (Megatron-LM#5966) and the wgrad accumulation flags on replay "
+       "(TE PR #1204). Upgrade TE and megatron-core and compare loss curves.\n")
+
+
+def _kept(row: dict) -> dict:
+    (check,) = [c for c in checks_of(row, "config") if c["name"] == "gradient_accumulation_fusion kept on"]
+    return check
+
+
+def test_a_misfix_that_turns_off_a_kept_setting_fails():
+    wrong = score_one("diagnose-nan-after-graphs", NAN + "\n```yaml\nmodel:\n  gradient_accumulation_fusion: false\n```\n")
+    assert _kept(wrong)["score"] == 0.0 and not wrong["passed"]
+
+
+def test_an_answer_that_leaves_a_kept_setting_alone_is_not_charged():
+    right = score_one("diagnose-nan-after-graphs", NAN)
+    assert _kept(right)["score"] is None and "not applicable" in _kept(right)["explanation"] and right["passed"]
+    kept = score_one("diagnose-nan-after-graphs", NAN + "Keep `gradient_accumulation_fusion=True`.\n")
+    assert _kept(kept)["score"] == 1.0 and kept["passed"]
+
+
+VALIDATE = ("Run `skill-tools validate cfg.yaml --mcore-version 0.19.2`: it reports moe with moe_router (refused), "
+            "the TE RNG tracker off, and the deprecated cuda_graph_scope. For dropless MoE:\n\n```yaml\nmodel:\n"
+            "  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [moe_router, moe_preprocess]\n"
+            "  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n```\n\n")
+
+
+def _options(row: dict) -> list[dict]:
+    return checks_of(row, "options")
+
+
+def test_an_option_offered_for_another_case_is_judged_in_that_case():
+    row = score_one("run-helper-validate", VALIDATE + "If you run drop-and-pad (`moe_pad_expert_input_to_capacity: true`), "
+                                                      "`cuda_graph_modules: [moe]` is the alternative.\n")
+    assert row["passed"], row["fatal"]
+
+
+def test_an_option_whose_case_is_the_tasks_own_setup_is_still_judged():
+    row = score_one("run-helper-validate", VALIDATE + "If you stay dropless (`moe_pad_expert_input_to_capacity: false`), "
+                                                      "`cuda_graph_modules: [moe]` is the alternative.\n")
+    assert not row["passed"] and any("moe-scope-needs-drop-pad" in f for f in row["fatal"])
