@@ -123,6 +123,9 @@ BOOL_KEYS = {
     "moe_pad_expert_input_to_capacity": "model.moe_pad_expert_input_to_capacity",
     "cpu_offloading": "model.cpu_offloading", "optimizer_cuda_graph": "optimizer.optimizer_cuda_graph",
     "moe_pad_experts_for_cuda_graph_inference": "model.moe_pad_experts_for_cuda_graph_inference",
+    "gradient_accumulation_fusion": "model.gradient_accumulation_fusion",
+    "overlap_moe_expert_parallel_comm": "model.overlap_moe_expert_parallel_comm",
+    "delay_wgrad_compute": "model.delay_wgrad_compute",
 }
 _BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optimizer)\.)?(" +
                        "|".join(sorted(BOOL_KEYS, key=len, reverse=True)) + r")\b")

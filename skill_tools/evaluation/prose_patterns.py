@@ -42,7 +42,13 @@ _PARALLEL_KV = re.compile(r"(?<![\w.$-])(TP|PP|EP|CP|VPP|ETP)\s*=\s*(\d{1,4})(?!
 _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", "keep", "match", "reduce", "enable",
                          "disable", "capture", "run", "false.", "true.", "it", "this", "that", "each", "every",
                          "its", "their", "your", "our", "his", "her", "my", "some", "any", "all", "both", "one",
-                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how"})
+                         "default", "defaults", "zero", "them", "those", "these", "what", "which", "how",
+                         # "disable gradient_accumulation_fusion to fix it": a purpose clause, not a value
+                         "save", "fix", "free", "cut", "speed", "prevent", "stop", "help", "allow", "improve",
+                         "lower", "fit", "see", "check", "confirm", "skip", "gain", "recover", "ensure", "test",
+                         "verify", "isolate", "narrow", "bisect", "rule", "work", "force", "restore", "silence",
+                         "suppress", "reclaim", "shave", "trade", "spare", "avoid", "unblock", "mitigate",
+                         "measure", "compare", "trigger", "reproduce", "satisfy", "silence", "stay", "match"})
 
 #: A config section named right before a bare key ("dataset pad_to_max_length = False").
 _SECTION_WORD = re.compile(r"\b(" + "|".join(SECTIONS) + r")\s+$", re.I)

@@ -48,3 +48,22 @@ def test_an_option_whose_case_is_the_tasks_own_setup_is_still_judged():
     row = score_one("run-helper-validate", VALIDATE + "If you stay dropless (`moe_pad_expert_input_to_capacity: false`), "
                                                       "`cuda_graph_modules: [moe]` is the alternative.\n")
     assert not row["passed"] and any("moe-scope-needs-drop-pad" in f for f in row["fatal"])
+
+
+def test_a_purpose_clause_after_a_key_is_not_its_value():
+    from skill_tools.evaluation.extract import extract_config
+
+    cfg = extract_config("You can turn off `moe_pad_expert_input_to_capacity` to save the padding FLOPs.").config
+    assert cfg.get("model.moe_pad_expert_input_to_capacity") is False
+    assert extract_config("Disable gradient_accumulation_fusion to fix it.").config.get(
+        "model.gradient_accumulation_fusion") is False
+    assert extract_config("Set cuda_graph_impl to local for decode.").config.get("model.cuda_graph_impl") == "local"
+
+
+def test_prose_that_turns_off_a_kept_setting_fails():
+    wrong = score_one("moe-drop-pad-moe-scope",
+                      "Yes. Use the moe scope with drop-and-pad:\n\n```python\ncfg.model.cuda_graph_impl = 'transformer_engine'\n"
+                      "cfg.model.cuda_graph_modules = ['attn', 'moe']\ncfg.model.use_te_rng_tracker = True\n"
+                      "cfg.rng.te_rng_tracker = True\n```\n\nmoe and moe_router are mutually exclusive. The capacity "
+                      "factor bounds the shapes; you can turn off `moe_pad_expert_input_to_capacity` to save FLOPs.\n")
+    assert not wrong["passed"]
