@@ -26,6 +26,9 @@ _INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 #: The program, as people start it; what follows is its command line.
 _PROGRAM = re.compile(r"(?:^|(?<=[\s(;&|]))(?:skill-tools|python3?\s+-m\s+skill_tools|uv\s+run\s+skill-tools)\s+(.*)$")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?[$%❯>]\s+")
+#: A command as a task runner or CI file lists it ("      - skill-tools bench …" under a Taskfile's
+#: ``cmds:``, "script: skill-tools validate …"), also when the whole answer is that file, unfenced.
+_LISTED = re.compile(r"^\s*(?:-\s+|(?:run|script|cmd|cmds|command):\s+[|>]?\s*)[\"']?(?=(?:skill-tools|python3?\s+-m\s+skill_tools)\s)")
 #: Where a command line ends: a pipe, a redirect, a list operator, a comment.
 _END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
@@ -56,6 +59,8 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
                 i += 1
                 logical = logical.rstrip()[:-1] + " " + _PROMPT.sub("", lines[i]).strip()
             candidates.append(logical)
+        elif _LISTED.match(line):
+            candidates.append(line[_LISTED.match(line).end():].rstrip("\"'"))
         else:
             candidates.extend(m.group(1) for m in _INLINE.finditer(line))
         for cand in candidates:

@@ -62,3 +62,13 @@ def test_a_diagnosis_that_writes_a_value_megatron_refuses_fails():
     assert not check["passed"] and "rl-offload-needs-persisted-graphs" in check["explanation"] and not wrong["passed"]
     right = score_one("rl-colocated-eager-decode", base + "--rl-persist-cuda-graphs\n```\n")
     assert checks_of(right, "written_settings")[0]["passed"] and right["passed"]
+
+
+def test_commands_listed_in_a_task_runner_file_are_judged():
+    """A Taskfile or CI job lists commands as YAML items; a flag skill-tools does not have fails there too."""
+    taskfile = ("version: '3'\ntasks:\n  bench:\n    cmds:\n      - skill-tools bench --config cfg.yaml --repeat 5 --json\n"
+                "  check:\n    script: skill-tools validate cfg.yaml --mcore-version 0.19.2\n")
+    argvs = [argv for argv, _ in invocations(taskfile)]
+    assert argvs == [["bench", "--config", "cfg.yaml", "--repeat", "5", "--json"],
+                     ["validate", "cfg.yaml", "--mcore-version", "0.19.2"]]
+    assert not list(invocations("steps:\n  - name: skill-tools is great\n  - echo skill-tools bench\n"))
