@@ -194,6 +194,9 @@ def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
     """Why a check's ``when`` condition does not hold for this answer ('' when it does)."""
     if ctx.extraction.unsafe or not when:
         return ""
+    for var, part in (when.get("env_contains") or {}).items():
+        if normalise(part) not in normalise(ctx.config.env.get(var, "")):
+            return f"the answer does not set {var} with {part}"
     from skill_tools.config.era import read_intent
 
     if not any(m in k for k in ctx.config.values for m in GRAPH_KEY_MARKERS):

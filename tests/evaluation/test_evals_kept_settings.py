@@ -67,3 +67,19 @@ def test_prose_that_turns_off_a_kept_setting_fails():
                       "cfg.rng.te_rng_tracker = True\n```\n\nmoe and moe_router are mutually exclusive. The capacity "
                       "factor bounds the shapes; you can turn off `moe_pad_expert_input_to_capacity` to save FLOPs.\n")
     assert not wrong["passed"]
+
+
+OOM = ("With PP>1 the TE helper keeps static buffers per layer per microbatch in flight, so memory grows with "
+       "the microbatch count. Use fewer microbatches, a narrower scope, or upgrade for buffer reuse; graphs are "
+       "for runs with memory headroom.\n")
+
+
+def test_a_companion_required_only_with_a_setting_the_answer_makes():
+    alone = score_one("pp-memory-oom", OOM)
+    (env,) = checks_of(alone, "env")
+    assert env["score"] is None and alone["passed"]
+    without = score_one("pp-memory-oom", OOM + "\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n```\n")
+    assert not without["passed"] and any("NCCL_GRAPH_REGISTER" in f for f in without["fatal"])
+    both = score_one("pp-memory-oom", OOM + "\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                                            "export NCCL_GRAPH_REGISTER=0\n```\n")
+    assert both["passed"]
