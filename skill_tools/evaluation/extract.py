@@ -44,7 +44,7 @@ from skill_tools.evaluation.keys import call_env, launcher_document, normalise_k
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
-from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
 from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
 from skill_tools.evaluation.precedence import outranked as _outranked, supersede as _supersede
 
@@ -358,17 +358,13 @@ def _named_flags_dropped(text: str) -> str:
     return shlex.join(out) if len(out) != len(tokens) else text
 
 
-#: The why polarity gives a setting that spells out the case an if-clause names.
-_CASE = "spells out an if-clause's case"
-
-
 def _with_case(blocks: list[Block], alts: list[CanonicalConfig], by_line: dict[int, int]) -> dict[int, set[str]]:
     """"If you run drop-and-pad (`moe_pad_expert_input_to_capacity: true`), `[moe]` is the
     alternative": the option is offered for that case, so it is judged with the case's settings,
     and the keys of the case are returned per option (the case is the option's premise)."""
     cases: dict[int, set[str]] = {}
     for b in blocks:
-        if b.cfg is not None and b.role == DESCRIBED and (b.why or "").startswith(_CASE) and b.line in by_line:
+        if b.cfg is not None and b.role == DESCRIBED and b.why == IF_CASE and b.line in by_line:
             i = by_line[b.line]
             for key, value in b.cfg.values.items():
                 if not alts[i].has(key):

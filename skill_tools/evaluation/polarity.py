@@ -23,6 +23,8 @@ RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
 #: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
 DESCRIBED = "described"
+#: The why of a setting that spells out the case an if-clause names (an option offered for that case).
+IF_CASE = "spells out an if-clause's case, in an aside"
 #: How far (characters) a clause or sentence reaches on each side of a setting: a negation 300
 #: characters back in an unbroken run-on line is not about it, and the bound keeps scoring linear.
 WINDOW = 300
@@ -184,7 +186,7 @@ class LinePolarity:
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
-            return Polarity(DESCRIBED, era, "spells out an if-clause's case, in an aside")  # "If you run drop-and-pad (`x: true`), …"
+            return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
         head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")

@@ -47,8 +47,8 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "save", "fix", "free", "cut", "speed", "prevent", "stop", "help", "allow", "improve",
                          "lower", "fit", "see", "check", "confirm", "skip", "gain", "recover", "ensure", "test",
                          "verify", "isolate", "narrow", "bisect", "rule", "work", "force", "restore", "silence",
-                         "suppress", "reclaim", "shave", "trade", "spare", "avoid", "unblock", "mitigate",
-                         "measure", "compare", "trigger", "reproduce", "satisfy", "silence", "stay", "match"})
+                         "suppress", "reclaim", "shave", "trade", "spare", "unblock", "mitigate",
+                         "measure", "compare", "trigger", "reproduce", "satisfy", "stay"})
 
 #: A config section named right before a bare key ("dataset pad_to_max_length = False").
 _SECTION_WORD = re.compile(r"\b(" + "|".join(SECTIONS) + r")\s+$", re.I)

@@ -59,8 +59,8 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
                 i += 1
                 logical = logical.rstrip()[:-1] + " " + _PROMPT.sub("", lines[i]).strip()
             candidates.append(logical)
-        elif _LISTED.match(line):
-            candidates.append(line[_LISTED.match(line).end():].rstrip("\"'"))
+        elif listed := _LISTED.match(line):
+            candidates.append(line[listed.end():].rstrip("\"'"))
         else:
             candidates.extend(m.group(1) for m in _INLINE.finditer(line))
         for cand in candidates:

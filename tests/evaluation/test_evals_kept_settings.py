@@ -34,10 +34,6 @@ VALIDATE = ("Run `skill-tools validate cfg.yaml --mcore-version 0.19.2`: it repo
             "  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n```\n\n")
 
 
-def _options(row: dict) -> list[dict]:
-    return checks_of(row, "options")
-
-
 def test_an_option_offered_for_another_case_is_judged_in_that_case():
     row = score_one("run-helper-validate", VALIDATE + "If you run drop-and-pad (`moe_pad_expert_input_to_capacity: true`), "
                                                       "`cuda_graph_modules: [moe]` is the alternative.\n")
