@@ -116,9 +116,11 @@ def oracle_verdict(cfg: CanonicalConfig, era: Era, findings: list[Finding]) -> d
     from skill_tools.rules.engine import frontend_of
 
     # a launch goes through Megatron-LM's own parser, checks and args-to-config step
-    verdict = oracle_launch.run(cfg) if frontend_of(cfg) == "megatron_lm" else oracle.run(cfg)
+    launch = frontend_of(cfg) == "megatron_lm"
+    verdict = oracle_launch.run(cfg) if launch else oracle.run(cfg)
     if verdict.get("ran"):
-        mcore_errors = {f.rule for f in findings if f.level == "mcore" and f.severity == "error"}
+        mlm = oracle.mlm_judged_rules() if launch else set()  # arguments.py's asserts: the launch oracle runs them
+        mcore_errors = {f.rule for f in findings if (f.level == "mcore" or f.rule in mlm) and f.severity == "error"}
         verdict["catalog_rules"] = sorted(mcore_errors)
         ok, why = oracle.judged(verdict)
         if ok and not verdict["ok"] and _partial(cfg, era):

@@ -250,11 +250,13 @@ def read_megatron_lm(text: str, source: str) -> CanonicalConfig:
 
 def _apply_flag(cfg: CanonicalConfig, flag: flag_tables.Flag, name: str, values: list[str],
                 loc: Location, source: str) -> None:
-    """Set ``flag.keys`` from the option's values; a store_true flag given a value
-    (``--flag false``) takes it like any other option."""
+    """Set ``flag.keys`` from the option's values; a store_true flag given one boolean
+    (``--flag false``) takes it like any other option, and ignores any other words after it."""
     value: Any
     if any("$" in v or "`" in v for v in values):
         return  # a shell expansion the script does not assign: its value is known only at run time
+    if flag.kind == "flag" and values and (len(values) > 1 or not (isinstance(scalar(values[0]), bool) or values[0] in ("0", "1"))):
+        values = []  # "--rl-persist-cuda-graphs is set but …": words after a store_true flag are not its value
     if flag.kind == "flag_false" or (flag.kind == "flag" and not values):
         value = flag.value if flag.value is not None else (flag.kind == "flag")
     elif flag.kind == "list":

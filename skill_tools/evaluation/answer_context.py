@@ -49,6 +49,7 @@ class AnswerContext:
     validation: dict[str, Any] | None = None  # {"errors": [...], "warnings": [...]} or {"skipped": reason}
     execution: dict[str, Any] | None = None  # ExecutionResult.to_dict() or {"skipped": reason}
     answer_keys: frozenset[str] = frozenset()  # keys the answer itself sets (not the task's context)
+    restated: frozenset[str] = frozenset()  # keys it writes with the value the task's question states
     _norm: str | None = field(default=None, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
     _pol: dict[int, LinePolarity] = field(default_factory=dict, repr=False)

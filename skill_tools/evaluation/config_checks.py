@@ -235,23 +235,33 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
     a value the validator says to change is a wrong instruction (``--no-rl-persist-cuda-graphs``
     beside KV-cache offload). Only values the answer writes are judged: an error that turns on an
     implementation the answer does not state, or on a companion it omits, is not its doing, and a
-    diagnosis need not spell out a whole config."""
+    diagnosis need not spell out a whole config. A runtime warning with a fix counts as a refusal:
+    the run starts but silently does not do what the setting is for (TE graphs for decode run eager)."""
     name = spec.get("name") or "the settings it writes are accepted"
     v = ctx.validation or {}
-    if ctx.extraction.unsafe or "skipped" in v or not any(checked_key(k) for k in ctx.answer_keys):
+    written = ctx.answer_keys - ctx.restated  # the user's own setting quoted back is not an instruction
+    if ctx.extraction.unsafe or "skipped" in v or not any(checked_key(k) for k in written):
         return CheckResult("written_settings", name, None, "skipped: no checked setting written, or not validated")
-    for err in v.get("errors", []):
+    silent = [w for w in v.get("warnings", []) if w.get("level") == "runtime" and w.get("fix")]
+    for err in v.get("errors", []) + silent:
         fix = err.get("fix") or {}
-        if "model.cuda_graph_impl" in (err.get("keys") or []) and "model.cuda_graph_impl" not in ctx.answer_keys:
+        if "model.cuda_graph_impl" in (err.get("keys") or []) and "model.cuda_graph_impl" not in written:
             continue  # the error turns on graphs being on or off, which the answer does not say: not its doing
-        wrong = [k for k, want in fix.items() if k in ctx.answer_keys and k in ctx.config.values
+        wrong = [k for k, want in fix.items() if k in written and k in ctx.config.values
                  and not _same(ctx.config.get(k), want)]
         if wrong:
             shown = ", ".join(f"{k}={ctx.config.get(k)!r}" for k in wrong)
             return CheckResult("written_settings", name, 0.0,
-                               f"writes {shown}, which MCore {v.get('mcore_version')} refuses on the task's setup: "
+                               f"writes {shown}, which MCore {v.get('mcore_version')} "
+                               f"{'refuses' if err.get('severity') == 'error' else 'runs without its effect'} on the task's setup: "
                                f"[{err.get('rule')}] {err.get('message')}", shown, fatal=True)
     return CheckResult("written_settings", name, 1.0, "no value it writes is refused on the task's setup")
+
+
+def restated_keys(config: CanonicalConfig, stated: CanonicalConfig) -> frozenset[str]:
+    """Keys an answer writes with the very value the task's question states: a timeline or a quote
+    of the user's setup ("your policy has `cuda_graph_impl: none`"), not a new instruction."""
+    return frozenset(k for k in config.values if stated.has(k) and _same(config.get(k), stated.get(k)))
 
 
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

@@ -38,12 +38,13 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _guess_kind,
     _shell_blocks,
     _snippet,
+    heading_sections,
     screen,
 )
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
-from skill_tools.evaluation.overrides_dict import bare_assignments, dotted_overrides
+from skill_tools.evaluation.overrides_dict import assigned_overrides, bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
 from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
 from skill_tools.evaluation.precedence import outranked as _outranked, supersede as _supersede
@@ -70,12 +71,17 @@ class Extraction:
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
         by_line: dict[int, int] = {}  # one option per line: "(0.18+: `x=1`), with the NaN checks off" is one option
+        last = [-1]  # the heading section of the last option offered in prose
 
         def offer(b: Block) -> None:
             prose = b.origin in _PROSE_ORIGINS + (WORDS,)
+            if prose and b.line not in by_line and b.section and alts and last[0] == b.section \
+                    and _continues(alts[-1], b.cfg):
+                by_line[b.line] = len(alts) - 1  # "### Option 2": its table row, then "For both: …"
             if prose and b.line in by_line:
                 _merge(alts[by_line[b.line]], b.cfg)
                 return
+            last[0] = b.section if prose else -1
             alts.append(CanonicalConfig(source=source, fmt="answer-option"))
             _merge(alts[-1], b.cfg)
             if prose:
@@ -158,6 +164,13 @@ def _kept_defaults(blocks: list[Block], config: CanonicalConfig) -> None:
                 config.set(key, True, b.cfg.locations.get(key))
 
 
+def _continues(option: CanonicalConfig, cfg: CanonicalConfig) -> bool:
+    """Settings that go on with an option under the same heading: no key written differently, and
+    not a second implementation (that is another option)."""
+    clash = any(k in option.values and option.values[k] != v for k, v in cfg.values.items())
+    return not clash and not (_impl_of(option) and _impl_of(cfg))
+
+
 def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -> None:
     """A setting read from words fills a key the answer did not write out, in the era's spelling."""
     graph_keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
@@ -213,8 +226,10 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
     for what in internal_patches([b.text for b in code]):
         findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
+    sections = heading_sections(text)
     for block in blocks:
         _settle(block)
+        block.section = sections[min(max(block.line, 1), len(sections)) - 1]
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
@@ -302,9 +317,15 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
     overrides = dotted_overrides(text, kind) or (bare_assignments(text) if kind == "python" else None)
     if overrides is not None:  # {"model.cuda_graph_impl": ...} or cuda_graph_impl = "local": overrides
         text, kind = overrides, "hydra"
+    held = assigned_overrides(text) if kind not in ("hydra", "megatron_lm") else None
     try:
         cfg = read_text(text, fmt=kind, source=where)
+        if held is not None and not cfg.values:
+            cfg = read_text(held[0], fmt=held[1], source=where)
     except Exception as exc:  # InputError or a reader defect: the fragment is unreadable, scoring goes on
+        if held is not None:
+            block.kind, block.text = held[1], held[0]
+            return _read_block(block, read_text, source, findings)  # the variables' overrides, read alone
         listed = _launcher_list(text, kind, where)
         if listed is not None:
             block.keys = sorted(listed.values) + sorted("env." + k for k in listed.env)

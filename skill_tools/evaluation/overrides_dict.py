@@ -107,3 +107,29 @@ def render(value: Any) -> str:
     if isinstance(value, str):
         return value if re.fullmatch(r"[\w.:+/-]*", value) else json.dumps(value)
     return str(value)
+
+
+#: A variable that holds a string (``graphs := "…"`` in a justfile or Makefile, ``GRAPHS="…"`` in a
+#: shell script, ``OVERRIDES = "…"`` in Python), its continuation lines joined.
+_ASSIGNED = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_]\w*[ \t]*(?::=|\?=|\+=|=)[ \t]*([\"'])(.*?)\1",
+                       re.M | re.S)
+
+
+def assigned_overrides(text: str) -> tuple[str, str] | None:
+    """The overrides or flags that variables of ``text`` hold, as (text, kind) for a reader: Hydra
+    lines when every word of those strings is a dotted ``key=value``, Megatron-LM flags when the words
+    start with ``--``. A recipe that keeps its overrides in a variable and expands it in a command
+    (``{{graphs}}``, ``$GRAPHS``) means them; a string of anything else is not read."""
+    hydra: list[str] = []
+    flags: list[str] = []
+    for m in _ASSIGNED.finditer(text.replace("\\\n", " ")):
+        words = m.group(2).split()
+        if words and all(_OVERRIDE.match(w) for w in words):
+            hydra.extend(words)
+        elif words and words[0].startswith("--") and not any(w.startswith(("$", "{{")) for w in words):
+            flags.extend(words)
+    if hydra and not flags:
+        return "\n".join(hydra), "hydra"
+    if flags and not hydra:
+        return "python train.py " + " ".join(flags), "megatron_lm"
+    return None

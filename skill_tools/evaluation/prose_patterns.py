@@ -19,9 +19,11 @@ _PROSE_TO = re.compile(
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
     r"(?<![\w.])`?((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`?\s+\"([\w.:+-]{1,60})\"")
+#: A flag's values in a sentence: up to four tokens, none an English joining word and none in another
+#: script (a value is an identifier, a number or a path; "--rl-persist-cuda-graphs μόνο όταν" is prose).
 _FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
               r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
-              r"[^\s`,;()\"']*[^\s`,;()\"'.]){0,4}"
+              r"[^\s`,;()\"'\u0080-\uffff]*[^\s`,;()\"'.\u0080-\uffff]){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")
 #: A list item that is one setting: "- rng.te_rng_tracker: true", "* **cuda_graph_impl**: `local`".

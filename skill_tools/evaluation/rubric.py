@@ -33,7 +33,9 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     check_no_graph_config,
     check_validates,
     check_written_settings,
+    restated_keys,
 )
+from skill_tools.evaluation.claims import check_claim_absent
 from skill_tools.evaluation.config_checks import _same
 from skill_tools.evaluation.fragments import SUGGESTED
 from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
@@ -168,6 +170,7 @@ _QSTOP = frozenset("""megatron bridge training model models should which things 
 CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "concept": check_concept,
     "concept_absent": check_concept_absent,
+    "claim_absent": check_claim_absent,
     "config": check_config,
     "graph": check_graph,
     "era_spelling": check_era_spelling,

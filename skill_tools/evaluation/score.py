@@ -34,7 +34,7 @@ from skill_tools.evaluation.outcome import (
 )
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
-from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, run_check
+from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, restated_keys, run_check
 from skill_tools.evaluation.precedence import graphs_on
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
 from skill_tools.evaluation.aggregate import aggregate
@@ -118,6 +118,7 @@ class Scorer:
         answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])
+        restated = restated_keys(ex.config, self._stated(task, setup)) if task.should_trigger else frozenset()
         base = self._on_setup(ex.config, setup, outcome, removed)
         if outcome is not None and outcome.base is not None:
             ex.config = base  # checks read the config the user would run: the base with the answer's changes
@@ -128,7 +129,7 @@ class Scorer:
             result.behaviors.extend(self._options(task, setup, outcome, ex, era, result.validation, removed))
         if self.executor is not None and task.should_trigger and has_check(rubric, "executes") and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
-        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys=answer_keys)
+        ctx = AnswerContext(record.answer, ex, era, result.validation, result.execution, answer_keys, restated=restated)
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:
             result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))

@@ -51,6 +51,9 @@ def nan_check_full_iteration(ctx: Ctx) -> Iterator[dict[str, Any]]:
     loss = ctx.cfg.get("rerun_state_machine.check_for_nan_in_loss")
     if loss is False:
         return
+    if loss is None and ctx.frontend == "megatron_lm" and ctx.cfg.get("model.fp16") is True \
+            and not ctx.cfg.get("model.loss_scale"):
+        return  # --fp16 with dynamic loss scaling: Megatron-LM's arguments.py turns the check off itself
     fix = {"rerun_state_machine.check_for_nan_in_loss": False, "ddp.check_for_nan_in_grad": False}
     if loss is None and ctx.frontend == "model_only":
         yield {"state": "not set (defaults to True)", "severity": "warning", "fix": fix}

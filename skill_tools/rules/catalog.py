@@ -31,6 +31,8 @@ class Rule:
     mcore_message: str | None = None
     #: A regex of Megatron Bridge's own exception text for this rule (the Bridge oracle matches it).
     bridge_message: str | None = None
+    #: A regex of Megatron-LM's own text for this rule (arguments.py's asserts; the launch oracle matches it).
+    mlm_message: str | None = None
     pain_point: str | None = None
     docs: str | None = None
     #: ``module.function`` of skill_tools/rules/ that decides when the rule fires (dispatched by name).
@@ -48,6 +50,9 @@ class Rule:
 
     def matches_mcore(self, text: str) -> bool:
         return bool(self.mcore_message) and re.search(self.mcore_message, text) is not None
+
+    def matches_mlm(self, text: str) -> bool:
+        return bool(self.mlm_message) and re.search(self.mlm_message, text) is not None
 
     def matches_bridge(self, text: str) -> bool:
         return bool(self.bridge_message) and re.search(self.bridge_message, text) is not None
@@ -97,6 +102,7 @@ def load() -> Catalog:
             keys=tuple(raw.get("keys") or ()), message=raw["message"], why=raw.get("why", ""),
             citations=tuple(cites if isinstance(cites, list) else [cites]), fix=dict(raw.get("fix") or {}),
             mcore_message=raw.get("mcore_message"), bridge_message=raw.get("bridge_message"), pain_point=raw.get("pain_point"),
+            mlm_message=raw.get("mlm_message"),
             docs=raw.get("docs") or f"{RULES_DOC}#{raw['id']}", check=raw.get("check"),
             examples=dict(raw.get("examples") or {}),
         ))

@@ -139,6 +139,20 @@ def agrees(catalog_errors: set[str], verdict: dict[str, Any]) -> bool:
     return bool(catalog_errors) == (not verdict["ok"]) and (verdict["ok"] or verdict["rule"] in catalog_errors)
 
 
+def match_mlm_rule(error: BaseException) -> str | None:
+    """The catalog rule whose ``mlm_message`` matches Megatron-LM's own text (an arguments.py assert)."""
+    from skill_tools.rules import catalog
+
+    return next((r.id for r in catalog.load().rules if r.matches_mlm(str(error))), None)
+
+
+def mlm_judged_rules() -> set[str]:
+    """Rules the launch oracle can name from Megatron-LM's text: compared beside the MCore-level ones."""
+    from skill_tools.rules import catalog
+
+    return {r.id for r in catalog.load().rules if r.mlm_message}
+
+
 def match_rule(error: BaseException, model: dict[str, Any] | None = None) -> str | None:
     """The catalog rule whose ``mcore_message`` matches MCore's exception text.
 

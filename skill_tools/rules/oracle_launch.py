@@ -77,9 +77,9 @@ def run(cfg: CanonicalConfig) -> dict[str, Any]:
         error = exc
     if error is not None and stage == "import":
         return {"ran": False, "reason": f"cannot import megatron.training: {type(error).__name__}: {error}"}
-    from skill_tools.rules.oracle import match_rule
+    from skill_tools.rules.oracle import match_mlm_rule, match_rule
 
     return {"ran": True, "mcore_version": version, "path": "megatron_lm_args", "stage": stage if error else "done",
             "ok": error is None, "error_type": type(error).__name__ if error else None,
-            "error": str(error)[:500] if error else None, "rule": match_rule(error) if error else None,
+            "error": str(error)[:500] if error else None, "rule": (match_rule(error) or match_mlm_rule(error)) if error else None,
             "warnings": [], "ignored_keys": []}

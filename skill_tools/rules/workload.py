@@ -20,8 +20,10 @@ from typing import Any
 from skill_tools.config.model import CanonicalConfig
 
 FAMILIES = Path(__file__).resolve().parent.parent / "data" / "model_families.json"
+#: Keys only an inference, decode or RL run writes (NeMo-RL's ``mcore_generation_config`` is the
+#: generation side of an RL policy).
 _INFERENCE_KEYS = re.compile(r"^inference\.|^model\.inference_(?!rng_tracker)|num_tokens_to_generate|decode_only|"
-                             r"^model\.prompts$|^model\.(perform_rl_step|grpo_|rl_)")
+                             r"^model\.prompts$|^model\.(perform_rl_step|grpo_|rl_)|generation_config\.")
 
 
 @functools.lru_cache(maxsize=1)

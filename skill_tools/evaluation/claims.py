@@ -1,0 +1,93 @@
+"""Claims in prose that bind a subject to the wrong thing: "GDN layers go under `mamba`", "switch
+decode to TE graphs", "ZeRO-2 already partitions the parameters". A config can be sound while the
+sentence beside it sends the user the wrong way; the task's rubric names such a claim
+(``claim_absent``: subject, object and the rivals that are right instead) and this check finds it.
+
+A subject is bound to the thing of its own clause it stands nearest to, among the objects and the
+rivals: "`mamba` is for Nemotron-H, while GDN goes under `attn`" binds GDN to ``attn``. A clause ends
+at a sentence end, a semicolon, a line end or a contrast ("but", "whereas", "instead of"). An object
+that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a Mamba layer") or
+that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
+(:func:`answer_context.find_mentions`): case and ``-``/``_`` folded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, find_mentions, quote
+from skill_tools.evaluation.polarity import REJECTED
+
+#: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
+_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
+                         r"except|not for)\s")
+#: A negation anywhere in the clause: a negated sentence states a restriction, not the claim.
+#: English and the other languages answers come in (Portuguese, Dutch, German, French, Spanish,
+#: Italian, Polish, Czech, Hungarian, Nordic, Romanian, Russian, Ukrainian, Greek, Turkish, Vietnamese,
+#: Indonesian); CJK negations carry no word boundary.
+_NEGATION = re.compile(r"(?<!\w)(?:not|no|never|nothing|none|neither|nor|without|cannot|won't|isn't|aren't|"
+                       r"doesn't|don't|wouldn't|shouldn't|can't|avoid|instead|"
+                       r"não|nao|nunca|niet|geen|nooit|nicht|kein\w*|keine|ne|pas|jamais|non|nie|nem|ikke|inte|ei|"
+                       r"nu|не|нет|ні|δεν|μην|όχι|değil|không|tidak|bukan)(?!\w)|n't(?!\w)|"
+                       r"不|没|無|无|ない|ません|없|않")
+_AFTER = 40  # characters after an object in which a negation ("`mamba` would not match") still counts
+_BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
+
+
+def _clause(norm: str, pos: int) -> tuple[int, int]:
+    start = 0
+    for m in _CLAUSE_END.finditer(norm, max(0, pos - 400), pos):
+        start = m.end()
+    m = _CLAUSE_END.search(norm, pos)
+    return start, (m.start() if m else len(norm))
+
+
+def _negated(ctx: AnswerContext, p: int, obj: str, lo: int, hi: int) -> bool:
+    """Whether the clause negates or the answer rejects the object mention at ``p``."""
+    norm = ctx.norm
+    after = norm[p + len(obj):min(hi, p + len(obj) + _AFTER)]
+    before = norm[max(lo, p - _BEFORE):p]
+    return bool(_NEGATION.search(after) or _NEGATION.search(before)) or ctx.polarity(p, len(obj)).role == REJECTED
+
+
+def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
+    """Mentions that are words of prose, not part of an identifier: ``full_iteration`` inside
+    ``full_iteration_inference``, or "inference" in ``--inference-cuda-graph-scope``, is not one."""
+    text = ctx.text
+    return [(p, n) for p, n in find_mentions(ctx, names)
+            if not (p > 0 and (text[p - 1] in "_-" or text[p - 1].isalnum()))
+            and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
+
+
+def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
+    """(position, subject, object) of the first clause that binds a subject to an object."""
+    norm = ctx.norm
+    objects = _words(ctx, list(spec["object"]))
+    rivals = _words(ctx, list(spec.get("rivals", [])))
+    for pos, subj in _words(ctx, list(spec["subject"])):
+        lo, hi = _clause(norm, pos)
+        if _NEGATION.search(norm, lo, hi):
+            continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
+        end = pos + len(subj)
+        near = [(abs(p - pos), p, o, True) for p, o in objects
+                if lo <= p < hi and not (pos <= p < end) and not _negated(ctx, p, o, lo, hi)]
+        near += [(abs(p - pos), p, r, False) for p, r in rivals if lo <= p < hi and not (pos <= p < end)]
+        if not near:
+            continue
+        _, p, obj, is_object = min(near)
+        if is_object and not _NEGATION.search(norm[min(end, p + len(obj)):max(pos, p)]):
+            return pos, subj, obj
+    return None
+
+
+def check_claim_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    name = spec["name"]
+    found = find_claim(ctx, spec)
+    if found is None:
+        # a guard, not a merit: an answer earns nothing for a mistake it does not make
+        return CheckResult("claim_absent", name, None, f"not applicable: does not claim {name}")
+    pos, subj, obj = found
+    note = f" ({spec['note']})" if spec.get("note") else ""
+    return CheckResult("claim_absent", name, 0.0, f"claims {name}: binds {subj!r} to {obj!r}{note}",
+                       quote(ctx.text, pos), fatal=True)

@@ -1,0 +1,104 @@
+"""What an answer restates or continues: a runtime warning the answer's own value causes (TE graphs
+for decode), the user's setup quoted back, a flag inside prose in another script, overrides kept in a
+justfile variable, and an option whose settings go on under its heading. Answers written for these
+tests, through the whole scorer."""
+
+from __future__ import annotations
+
+from one_answer import checks_of, score_one
+
+from skill_tools.evaluation.extract import extract_config
+
+RL = ("Colocated generation never built CudaGraphManagers, so decode ran eager without an error; upgrade NeMo-RL "
+      "and look for '> built ... cuda graph(s)' in the generation log. The persist assert comes from the flag "
+      "being set while the policy builds no graphs. With KV-cache offload, export NCCL_GRAPH_REGISTER=0.\n")
+
+
+def _written(row: dict) -> dict:
+    (check,) = checks_of(row, "written_settings")
+    return check
+
+
+def test_a_value_that_makes_decode_run_eager_is_charged():
+    gen = "Your generation config is right:\n\n```yaml\nmcore_generation_config:\n  cuda_graph_impl: local\n" \
+          "  inference_cuda_graph_scope: block\n```\n\n"
+    wrong = score_one("rl-colocated-eager-decode", RL + gen + "Once upgraded, move generation to "
+                                                              "`cuda_graph_impl: transformer_engine` for faster decode.\n")
+    assert _written(wrong)["score"] == 0.0 and "without its effect" in _written(wrong)["explanation"]
+    assert not wrong["passed"]
+    right = score_one("rl-colocated-eager-decode", RL + gen + "Keep it on `local` after the upgrade.\n")
+    assert right["passed"], right["fatal"]
+
+
+def test_the_users_own_setting_quoted_back_is_not_an_instruction():
+    quoted = score_one("rl-colocated-eager-decode", RL + "\n| Phase | What happens |\n|---|---|\n"
+                                                         "| init (policy, `cuda_graph_impl: none`) | no managers |\n\n"
+                                                         "```\n--rl-persist-cuda-graphs is set but no CUDA graphs are being built.\n```\n")
+    assert quoted["passed"], quoted["fatal"]
+    assert _written(quoted)["score"] in (None, 1.0)
+
+
+def test_a_flag_in_prose_takes_no_words_of_another_script_as_values():
+    cfg = extract_config("Βάλε --rl-persist-cuda-graphs μόνο όταν πράγματι χτίζονται graphs.").config
+    assert cfg.get("inference.rl_persist_cuda_graphs") is True
+    assert extract_config("用 --cuda-graph-impl local，然后看日志").config.get("model.cuda_graph_impl") == "local"
+
+
+JUST = '''recipe := "llama3_8b_pretrain_config"
+
+graphs := "model.cuda_graph_impl=full_iteration \\
+  model.cuda_graph_modules=[] \\
+  rerun_state_machine.check_for_nan_in_loss=false \\
+  ddp.check_for_nan_in_grad=false"
+
+full-iter:
+    torchrun --nproc-per-node 8 scripts/training/run_recipe.py --recipe {{recipe}} {{graphs}}
+'''
+
+
+def test_overrides_held_in_a_justfile_variable_are_read():
+    cfg = extract_config(JUST).config
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration"
+    assert cfg.get("ddp.check_for_nan_in_grad") is False and cfg.get("rerun_state_machine.check_for_nan_in_loss") is False
+
+
+def test_a_string_of_prose_in_a_variable_is_not_read():
+    assert not extract_config('note := "set things up as you like"\nmsg="see the docs for more"\n').config.values
+
+
+OPTIONS = '''Two combinations work.
+
+### Option 1: selective recompute outside the graph
+
+```python
+cfg.model.recompute_granularity = "selective"
+cfg.model.recompute_modules = ["mlp"]
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_modules = ["attn"]
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+```
+
+### Option 2: keep full recompute, capture the whole iteration
+
+| megatron-core | settings |
+|---|---|
+| 0.18 / 0.19 | `cuda_graph_impl="full_iteration"` |
+| 0.16 / 0.17 | `cuda_graph_impl="local"`, `cuda_graph_scope=["full_iteration"]` |
+
+For both: keep `recompute_granularity="full"`, `recompute_method="uniform"`, `recompute_num_layers=1`, and set
+`rerun_state_machine.check_for_nan_in_loss=False` and `ddp.check_for_nan_in_grad=False`.
+'''
+
+
+def test_settings_that_go_on_under_an_options_heading_join_that_option():
+    ex = extract_config(OPTIONS, era="current")
+    (full,) = [a for a in ex.alternatives if a.get("model.recompute_granularity") == "full"]
+    assert full.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_a_second_implementation_under_one_heading_stays_its_own_option():
+    ex = extract_config("### Options\n\nAlternatively `cuda_graph_impl=\"local\"`.\n"
+                        "Alternatively `cuda_graph_impl=\"transformer_engine\"`.\n", era="current")
+    impls = sorted(str(a.get("model.cuda_graph_impl")) for a in ex.alternatives)
+    assert impls == ["local", "transformer_engine"]
