@@ -25,17 +25,26 @@ def _score(tmp_path, rows, evals=EVALS):
 
 MLM_GOOD = ("The NaN check syncs CPU and GPU, which cannot be captured, so it goes off.\n\n```bash\n"
             "    --cuda-graph-impl full_iteration\n    --cuda-graph-warmup-steps 3\n    --no-check-for-nan-in-loss-and-grad\n```")
+#: The stock script runs --fp16 without --loss-scale: Megatron-LM's arguments.py turns the NaN check off
+#: itself (l.1172-1180 @core_v0.19.0), so leaving the flag out runs; a static --loss-scale without it asserts.
 MLM_DEFAULT_LEFT_ON = "Add to TRAINING_ARGS:\n\n```bash\n    --cuda-graph-impl full_iteration\n    --cuda-graph-warmup-steps 3\n```"
+MLM_STATIC_SCALE = ("Add to TRAINING_ARGS:\n\n```bash\n    --loss-scale 4096\n    --cuda-graph-impl full_iteration\n"
+                    "    --cuda-graph-warmup-steps 3\n```")
+MLM_CHECK_ON = MLM_GOOD.replace("--no-check-for-nan-in-loss-and-grad", "--check-for-nan-in-loss-and-grad")
 
 
 def test_configuration_outcome_judges_the_base_with_the_changes(tmp_path):
-    got = _score(tmp_path, [{"id": "workspace-mlm-full-iteration", "agent": "good", "answer": MLM_GOOD},
-                            {"id": "workspace-mlm-full-iteration", "agent": "default-left-on", "answer": MLM_DEFAULT_LEFT_ON}])
-    good, bad = got["good"], got["default-left-on"]
+    rows = [("good", MLM_GOOD), ("fp16-default", MLM_DEFAULT_LEFT_ON), ("static-scale", MLM_STATIC_SCALE),
+            ("check-on", MLM_CHECK_ON)]
+    got = _score(tmp_path, [{"id": "workspace-mlm-full-iteration", "agent": a, "answer": t} for a, t in rows])
+    good = got["good"]
     assert good["passed"] and good["outcome"]["base"] == "train_gpt3_175b_distributed.sh"
     assert good["config"]["values"]["model.tensor_model_parallel_size"] == 8  # the stock script's value
     assert good["extraction_confidence"]["confidence"] == "high"
-    assert not bad["passed"] and any("required companion missing" in f for f in bad["fatal"])
+    assert got["fp16-default"]["passed"], got["fp16-default"]["fatal"]  # the base's --fp16 turns the check off
+    for bad in ("static-scale", "check-on"):
+        assert not got[bad]["passed"], bad
+        assert any("nan-check-full-iteration" in f or "NaN check off" in f for f in got[bad]["fatal"]), got[bad]["fatal"]
 
 
 def test_files_the_agent_changed_are_its_config(tmp_path):
