@@ -13,6 +13,7 @@ that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalis
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -32,6 +33,7 @@ _NEGATION = re.compile(r"(?<!\w)(?:not|no|never|nothing|none|neither|nor|without
                        r"nu|не|нет|ні|δεν|μην|όχι|değil|không|tidak|bukan)(?!\w)|n't(?!\w)|"
                        r"不|没|無|无|ない|ません|없|않")
 _AFTER = 40  # characters after an object in which a negation ("`mamba` would not match") still counts
+_MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
 
 
@@ -60,24 +62,29 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
 
 
+def _within(mentions: list[tuple[int, str]], starts: list[int], lo: int, hi: int) -> list[tuple[int, str]]:
+    return mentions[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
+
+
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """(position, subject, object) of the first clause that binds a subject to an object."""
     norm = ctx.norm
     objects = _words(ctx, list(spec["object"]))
     rivals = _words(ctx, list(spec.get("rivals", [])))
-    for pos, subj in _words(ctx, list(spec["subject"])):
+    o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
+    for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
         lo, hi = _clause(norm, pos)
         if _NEGATION.search(norm, lo, hi):
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         end = pos + len(subj)
-        near = [(abs(p - pos), p, o, True) for p, o in objects
-                if lo <= p < hi and not (pos <= p < end) and not _negated(ctx, p, o, lo, hi)]
-        near += [(abs(p - pos), p, r, False) for p, r in rivals if lo <= p < hi and not (pos <= p < end)]
-        if not near:
-            continue
-        _, p, obj, is_object = min(near)
-        if is_object and not _NEGATION.search(norm[min(end, p + len(obj)):max(pos, p)]):
-            return pos, subj, obj
+        near = [(abs(p - pos), p, o, True) for p, o in _within(objects, o_at, lo, hi) if not (pos <= p < end)]
+        near += [(abs(p - pos), p, r, False) for p, r in _within(rivals, r_at, lo, hi) if not (pos <= p < end)]
+        for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
+            if is_object and _negated(ctx, p, obj, lo, hi):
+                continue
+            if is_object and not _NEGATION.search(norm[min(end, p + len(obj)):max(pos, p)]):
+                return pos, subj, obj
+            break
     return None
 
 
