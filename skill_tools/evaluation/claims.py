@@ -3,9 +3,11 @@ decode to TE graphs", "ZeRO-2 already partitions the parameters". A config can b
 sentence beside it sends the user the wrong way; the task's rubric names such a claim
 (``claim_absent``: subject, object and the rivals that are right instead) and this check finds it.
 
-A subject is bound to the thing of its own clause it stands nearest to, among the objects and the
-rivals: "`mamba` is for Nemotron-H, while GDN goes under `attn`" binds GDN to ``attn``. A clause ends
-at a sentence end, a semicolon, a line end or a contrast ("but", "whereas", "instead of"). An object
+A subject is bound to the first of the objects and rivals that follows it in its own clause, as a
+statement puts it ("GDN goes under `attn`", "ZeRO-2 partitions the optimizer states"); what comes
+before the subject is not its predicate ("Drop the padding and the config is refused"). A clause
+ends at a sentence end, a semicolon, a table cell, a line end or a contrast ("but", "whereas",
+"instead of"). An object
 that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a Mamba layer") or
 that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
 (:func:`answer_context.find_mentions`): case and ``-``/``_`` folded.
@@ -21,7 +23,7 @@ from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, fi
 from skill_tools.evaluation.polarity import REJECTED
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
-_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
+_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
                          r"except|not for)\s")
 #: A negation anywhere in the clause: a negated sentence states a restriction, not the claim.
 #: English and the other languages answers come in (Portuguese, Dutch, German, French, Spanish,
@@ -33,6 +35,9 @@ _NEGATION = re.compile(r"(?<!\w)(?:not|no|never|nothing|none|neither|nor|without
                        r"nu|не|нет|ні|δεν|μην|όχι|değil|không|tidak|bukan)(?!\w)|n't(?!\w)|"
                        r"不|没|無|无|ない|ません|없|않")
 _AFTER = 40  # characters after an object in which a negation ("`mamba` would not match") still counts
+#: A recommendation right before an object (on normalised text: ``_`` and ``-`` are spaces).
+_ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) to|go(?:ing)? with|set|enable|"
+                     r"put)\s+(?:the\s+)?[`'\"]*(?:cuda graph (?:impl|modules|scope)\s*[=:]?\s*\[?[`'\"]*)?$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
 
@@ -77,15 +82,31 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         if _NEGATION.search(norm, lo, hi):
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         end = pos + len(subj)
-        near = [(abs(p - pos), p, o, True) for p, o in _within(objects, o_at, lo, hi) if not (pos <= p < end)]
-        near += [(abs(p - pos), p, r, False) for p, r in _within(rivals, r_at, lo, hi) if not (pos <= p < end)]
+        near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
+        near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
             if is_object and _negated(ctx, p, obj, lo, hi):
                 continue
-            if is_object and not _NEGATION.search(norm[min(end, p + len(obj)):max(pos, p)]):
+            if is_object and not _NEGATION.search(norm[end:p]):
                 return pos, subj, obj
             break
+        advised = _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos)
+        if advised is not None:
+            return pos, subj, advised
     return None
+
+
+def _advised_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],
+                    rivals: list[tuple[int, str]], r_at: list[int], lo: int, pos: int) -> str | None:
+    """An object recommended earlier in the subject's clause ("move to `cuda_graph_impl="full_iteration"`,
+    which captures the whole decode iteration"), with no rival between it and the subject."""
+    before = [(p, o) for p, o in _within(objects, o_at, lo, pos) if _ADVISE.search(ctx.norm, max(lo, p - 40), p)]
+    if not before:
+        return None
+    p, obj = before[-1]
+    if _within(rivals, r_at, p + len(obj), pos) or _negated(ctx, p, obj, lo, pos):
+        return None
+    return obj
 
 
 def check_claim_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

@@ -19,7 +19,7 @@ def _claim(row: dict, name: str) -> dict:
 
 @pytest.mark.parametrize("claim", [
     "Qwen3.5's Gated DeltaNet layers are recurrent mixers, so they go under `mamba`.",
-    "For Qwen3.5 put the GDN layers in the `mamba` scope and the softmax attention in `attn`.",
+    "For Qwen3.5 the GDN layers belong in the `mamba` scope, the softmax attention in `attn`.",
     "Use `mamba` for the GDN layers.",
 ])
 def test_a_clause_that_binds_gdn_to_mamba_fails(claim):
@@ -34,6 +34,7 @@ def test_a_clause_that_binds_gdn_to_mamba_fails(claim):
     "`mamba` is for Nemotron-H, while GDN goes under `attn`.",
     "GDN is not a Mamba layer: graph it with `attn`; `mamba` would match nothing in Qwen3.5.",
     "GDN lives in the attention slot (`attn`, not `mamba`).",
+    "Graph `mamba` on Nemotron-H; GDN takes `attn`.",
 ])
 def test_gdn_bound_to_attn_or_a_negated_mamba_is_no_claim(right):
     row = score_one("gdn-mamba-scope", right + GDN_REST)
@@ -50,6 +51,7 @@ DECODE = ("Use `cuda_graph_impl: local` with `inference_cuda_graph_scope: block`
 @pytest.mark.parametrize("claim", [
     "Later you can switch decode to TE graphs for more speed.",
     "For generation, cuda_graph_impl: transformer_engine is faster than the local manager.",
+    "Next, move to `cuda_graph_impl=\"full_iteration\"`, which captures the whole decode iteration in one graph.",
 ])
 def test_te_graphs_claimed_for_decode_fail(claim):
     row = score_one("inference-decode-graphs", DECODE + claim + "\n")
@@ -76,6 +78,24 @@ def test_a_guard_earns_nothing_when_the_mistake_is_absent():
     assert _claim(weak, "GDN under mamba")["score"] is None
     assert weak["score"] == score_one("gdn-mamba-scope", "Use attn.")["score"]
     assert all(c["score"] != 1.0 for c in checks_of(weak, "claim_absent"))
+
+
+def test_what_comes_before_the_subject_is_not_its_predicate():
+    """A conditional imperative ("Drop the padding and the config is refused") states the rule."""
+    row = score_one("moe-drop-pad-moe-scope", "Yes: with drop-and-pad the moe scope is allowed. Use "
+                    "`cuda_graph_impl=\"transformer_engine\"`, `cuda_graph_modules=[\"attn\", \"moe\"]`, never with "
+                    "moe_router, and the TE RNG tracker (`model.use_te_rng_tracker=True`, `rng.te_rng_tracker=True`). "
+                    "Both drop-and-pad settings are required. Drop the padding (or the capacity factor) and the "
+                    "config is refused: \"moe cuda graph is only supported with drop-padding MoE.\"")
+    assert _claim(row, "padding to capacity optional")["score"] is None and row["passed"], row["fatal"]
+
+
+def test_a_table_cell_is_a_clause():
+    row = score_one("neg-deepspeed-zero", "| stage | shards | memory per GPU |\n|---|---|---|\n"
+                    "| ZeRO-2 + `offload_optimizer` to CPU | ~14 GB params + ~3.5 GB grads |\n"
+                    "| ZeRO-3 (params sharded too) | 28 GB |\n\nUse ZeRO-3: zero_optimization.stage=3, overlap_comm, "
+                    "contiguous_gradients, bf16.enabled in ds_config.json.")
+    assert _claim(row, "ZeRO-2 partitions the parameters")["score"] is None and row["passed"], row["fatal"]
 
 
 def test_the_off_topic_question_answered_wrongly_fails():
