@@ -31,7 +31,7 @@ WINDOW = 300
 LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
-_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|"
+_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+`|"
                     r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change)\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
@@ -78,6 +78,10 @@ _NEG_AFTER = re.compile(
     # dismissed as a non-fix: "X only hides the symptom", "X is just a workaround"
     r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
     r"a workaround|a band-?aid|treats? the symptom)", re.I)
+#: A restriction stated of the setting: "whole-layer (`recompute_granularity="full"`) recompute is only
+#: allowed with full-iteration graphs" describes a rule, it does not ask for the setting.
+_ONLY_WITH = re.compile(r"^[\s`'\",)]*(?:[\w-]+\s+){0,3}?(?:is|are)\s+only\s+(?:allowed|supported|valid|accepted|"
+                        r"possible|permitted|legal)\b", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|"
                   r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
@@ -192,6 +196,8 @@ class LinePolarity:
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
         if _CAUSE.search(head):
             return Polarity(DESCRIBED, era, "names the case a reason is about")
+        if _ONLY_WITH.match(text[end:end + 120]):
+            return Polarity(DESCRIBED, era, "names what a restriction is about")  # "(`x`) is only allowed with y"
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
             (None if head.isascii() else _NEG_CJK.search(head))
         if m:

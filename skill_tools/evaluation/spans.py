@@ -52,6 +52,8 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
         yield Block("hydra", _kv(f"{sectioned.group(1).lower()}.{sectioned.group(2)}", sectioned.group(3).strip()),
                     ln, "inline", role)
     elif code.startswith("--"):
+        if _message(code):
+            return  # `--cuda-graph-scope and --cuda-graph-modules cannot be used together.`: a quoted error
         yield from _shell_blocks(code, ln, role, "inline")
     elif re.match(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S", code):
         yield from _shell_blocks(code, ln, role, "inline")
@@ -67,6 +69,17 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     elif _INLINE_YAML.match(code):  # `cuda_graph_impl: transformer_engine`: a one-line YAML setting
         m = _INLINE_YAML.match(code)
         yield Block("hydra", _kv(m.group(1), m.group(2).strip()), ln, "inline", role)
+
+
+#: Words of a sentence that no flag takes as its value.
+_SENTENCE_WORDS = frozenset("and or cannot can be is are should must not with the when only used together "
+                            "supported instead requires required".split())
+
+
+def _message(code: str) -> bool:
+    """A code span that quotes what a program printed: flags joined by words of a sentence."""
+    words = [w.strip(".,;:!?'\"").lower() for w in code.split()]
+    return sum(w in _SENTENCE_WORDS for w in words) >= 2
 
 
 _INLINE_YAML = re.compile(r"^((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+(\[[^\]]*\]|[\w.+-]+)\s*$")

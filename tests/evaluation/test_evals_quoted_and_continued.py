@@ -102,3 +102,29 @@ def test_a_second_implementation_under_one_heading_stays_its_own_option():
                         "Alternatively `cuda_graph_impl=\"transformer_engine\"`.\n", era="current")
     impls = sorted(str(a.get("model.cuda_graph_impl")) for a in ex.alternatives)
     assert impls == ["local", "transformer_engine"]
+
+
+def test_a_quoted_message_in_a_code_span_is_not_flags():
+    cfg = extract_config("The CLI says `--cuda-graph-scope and --cuda-graph-modules cannot be used together.` when "
+                         "both are given.").config
+    assert not cfg.values
+    assert extract_config("Use `--cuda-graph-impl local --cuda-graph-modules attn mlp`.").config.get(
+        "model.cuda_graph_modules") == ["attn", "mlp"]
+
+
+def test_a_restriction_stated_of_a_setting_does_not_ask_for_it():
+    text = 'Check your recipe: whole-layer (`recompute_granularity="full"`) recompute is only allowed with full-iteration graphs.'
+    assert not extract_config(text).config.values
+    assert extract_config('Set `recompute_granularity="full"` to save memory.').config.get(
+        "model.recompute_granularity") == "full"
+
+
+def test_each_spelling_of_an_option_keeps_its_own_era():
+    text = ('If what you actually wanted was one graph for the whole iteration: `cuda_graph_impl="local"` + '
+            '`cuda_graph_scope=["full_iteration"]` on 0.16–0.17, or `cuda_graph_impl="full_iteration"` on 0.18+, '
+            'with `rerun_state_machine.check_for_nan_in_loss=False`.')
+    legacy = extract_config(text, era="legacy")
+    current = extract_config(text, era="current")
+    impls = lambda ex: {a.get("model.cuda_graph_impl") for a in ex.alternatives} | {ex.config.get("model.cuda_graph_impl")}  # noqa: E731
+    assert "full_iteration" not in impls(legacy) and "local" in impls(legacy)
+    assert "full_iteration" in impls(current)
