@@ -12,15 +12,7 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.config import pysource
-from skill_tools.evaluation.fragments import (
-    COUNTEREXAMPLE,
-    SUGGESTED,
-    WORDS,
-    _DANGER_TEXT,
-    Block,
-    _guess_kind,
-    _shell_blocks,
-)
+from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, diff_file, file_named,
@@ -37,7 +29,7 @@ from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
     _PROSE_TO, _RENAMED, _SECTION_WORD, quoted_messages_blanked,
 )
-from skill_tools.evaluation.spans import _inline_code, _kv, table_pair_blocks
+from skill_tools.evaluation.spans import _inline_code, _kv, _message, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -152,6 +144,8 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if kind == "auto" and _looks_like_diff(body):
         yield from _fenced_blocks(body, "diff", line, role)
         return
+    if kind == "auto" and all(_message(ln) for ln in body.splitlines() if ln.strip()):
+        return  # a quoted message: 'cuda_graph_modules must be empty when cuda_graph_impl="full_iteration".'
     if kind == "auto":
         kind = "python" if _python_literal_code(body) else \
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
@@ -181,9 +175,8 @@ _COMMENT_KV = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-
 
 
 def _comment_blocks(body: str, line: int) -> Iterator[Block]:
-    """Options and rejections a config's own comments state ("# Alternative: cuda_graph_impl:
-    transformer_engine also serves decode", "# never set cuda_graph_scope here"): read like a line
-    of prose. A comment that only describes its line recommends nothing."""
+    """Options and rejections a config's own comments state ("# Alternative: cuda_graph_impl: te also serves
+    decode", "# never set cuda_graph_scope here"): read like prose; one that describes its line recommends nothing."""
     for n, comment in comment_sentences(body):
         if _DANGER_TEXT.search(comment):
             continue

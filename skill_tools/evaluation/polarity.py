@@ -87,13 +87,15 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
                   r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
-                  r"also try|fallback|fall back|option (?:b|2|two)|second option|other option)\b|"
+                  r"also try|fallback|fall back|option (?:b|2|two)|second option|other option|"
+                  r"(?:eager |graphs?[- ]off )?baseline|control run|reference run)\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\balternative\s*[:—–-]", re.I)
 #: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
 #: (...) you can set ... back to False", "should capture fail, ...".
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
-                       r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight)\b", re.I)
+                       r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight|(?:is|are|were|was) not faster|"
+                       r"(?:is|are)n'?t faster|no faster|(?:does|do)(?: not|n'?t) help|not worth)\b", re.I)
 _MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)
 #: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
 _OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"

@@ -128,3 +128,18 @@ def test_each_spelling_of_an_option_keeps_its_own_era():
     impls = lambda ex: {a.get("model.cuda_graph_impl") for a in ex.alternatives} | {ex.config.get("model.cuda_graph_impl")}  # noqa: E731
     assert "full_iteration" not in impls(legacy) and "local" in impls(legacy)
     assert "full_iteration" in impls(current)
+
+
+def test_a_quoted_message_in_a_fence_is_not_a_setting():
+    text = ("```python\ncfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n```\n\n"
+            "megatron-core enforces that the list is empty:\n\n```\n"
+            "cuda_graph_modules must be empty when cuda_graph_impl=\"full_iteration\".\n```\n")
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_the_baseline_and_the_fallback_do_not_override_the_recommendation():
+    text = ("```python\ncfg.model.cuda_graph_impl = \"full_iteration\"\n```\n\n## How to verify\n\n"
+            "1. Eager baseline: same config with `cuda_graph_impl=\"none\"`, same seed, ~30 iterations.\n"
+            "2. Compare steady-state iterations only.\n\n"
+            "If the replayed iterations are not faster, the step is not launch-bound: set `cuda_graph_impl=\"none\"` again.\n")
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "full_iteration"
