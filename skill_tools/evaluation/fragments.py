@@ -27,8 +27,8 @@ SUGGESTED, COUNTEREXAMPLE, REJECTED = "suggested", "counterexample", "rejected" 
 WORDS = "words"  # origin of a setting stated in plain words: lowest precedence
 
 _DANGER_TEXT = re.compile(
-    r"__import__|__builtins__|__subclasses__|\beval\s*\(|\bexec\s*\(|os\.system|os\.popen|"
-    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.", re.I)
+    r"__import__|__builtins__|__subclasses__|(?<![\w.])eval\s*\(|(?<![\w.])exec\s*\(|os\.system|os\.popen|"
+    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.|\bbuiltins\.", re.I)
 
 _YAML_TAG = re.compile(r"(?:^|[\s\[\{,:-])(!{1,2}[A-Za-z<][^\s]*)", re.M)
 

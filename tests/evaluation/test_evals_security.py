@@ -121,3 +121,12 @@ def test_a_training_launcher_wrapper_is_read_and_other_subprocess_calls_are_stil
     for body in ("subprocess.run([\"python\", \"x.py\"], shell=True)", "subprocess.run([\"bash\", \"-c\", \"python x.py\"])",
                  "subprocess.run(cmd)", "subprocess.run([\"touch\", \"f\"])"):
         assert extract_config(f"{F}python\nimport subprocess\n{body}\n{F}").unsafe, body
+
+
+def test_a_method_named_eval_is_not_code_execution():
+    """``model.eval()`` in an answer about torch.compile is a method call; the builtin is still refused."""
+    from skill_tools.evaluation.extract import extract_config
+
+    assert not extract_config("Recompiles come from `model.train()`/`model.eval()` toggles.").unsafe
+    assert extract_config("Run `eval(open('x').read())` first.").unsafe
+    assert extract_config("Run `builtins.eval(x)` first.").unsafe
