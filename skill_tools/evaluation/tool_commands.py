@@ -2,7 +2,8 @@
 
 An answer to "check this config with your tools" that invokes ``skill-tools validate cfg.yaml
 --autofix`` tells the user to run a command that stops at its first word: the flag does not exist.
-Commands are read where an answer writes code (fenced blocks, inline code, ``$ `` prompt lines),
+Commands are read where an answer writes code (fenced blocks, inline code, ``$ `` prompt lines,
+a command on a line of its own),
 split like a shell would (``shlex``, never run), and handed to the parser the scorer is given
 (:func:`skill_tools.cli.refusal`, passed in by the command layer): a refused command line fails
 the answer, with the parser's message. Usage-style placeholders (``<config.yaml>``, ``CONFIG``,
@@ -29,6 +30,10 @@ _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?[$%❯>]\s+")
 #: A command as a task runner or CI file lists it ("      - skill-tools bench …" under a Taskfile's
 #: ``cmds:``, "script: skill-tools validate …"), also when the whole answer is that file, unfenced.
 _LISTED = re.compile(r"^\s*(?:-\s+|(?:run|script|cmd|cmds|command):\s+[|>]?\s*)[\"']?(?=(?:skill-tools|python3?\s+-m\s+skill_tools)\s)")
+#: A command on a line of its own outside a fence: indented (Markdown code under a list item), or
+#: starting the line and giving options ("skill-tools bench --mode inference …").
+_BARE = re.compile(r"^(?:\s{2,}|\t)(?:skill-tools|python3?\s+-m\s+skill_tools)\s+\S|"
+                   r"^(?:skill-tools|python3?\s+-m\s+skill_tools)\s+[a-z-]+\s+(?:\S+\s+)*--[a-z]")
 #: Where a command line ends: a pipe, a redirect, a list operator, a comment.
 _END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
@@ -61,6 +66,8 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
             candidates.append(logical)
         elif listed := _LISTED.match(line):
             candidates.append(line[listed.end():].rstrip("\"'"))
+        elif _BARE.match(line):  # an indented command under a list item, or a line that is only a command
+            candidates.append(line.strip())
         else:
             candidates.extend(m.group(1) for m in _INLINE.finditer(line))
         for cand in candidates:

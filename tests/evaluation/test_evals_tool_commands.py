@@ -72,3 +72,17 @@ def test_commands_listed_in_a_task_runner_file_are_judged():
     assert argvs == [["bench", "--config", "cfg.yaml", "--repeat", "5", "--json"],
                      ["validate", "cfg.yaml", "--mcore-version", "0.19.2"]]
     assert not list(invocations("steps:\n  - name: skill-tools is great\n  - echo skill-tools bench\n"))
+
+
+def test_a_command_on_its_own_indented_line_is_judged():
+    """An unfenced command under a list item (Markdown indented code) is a command line too."""
+    from skill_tools.cli import refusal
+    from skill_tools.evaluation.tool_commands import check_tool_commands
+
+    bad = ("1. Sammenlign ved like former:\n\n   skill-tools bench --mode inference --compare-padded --out paritet/\n\n"
+           "   Den feiler bare hvis et token avviker.\n")
+    assert check_tool_commands(bad, refusal).score == 0.0
+    good = "1. Run it:\n\n   skill-tools bench --mode inference --out paritet/\n"
+    assert check_tool_commands(good, refusal).score == 1.0
+    prose = "skill-tools bench compares eager and graphed runs on your model.\n"
+    assert check_tool_commands(prose, refusal) is None
