@@ -235,6 +235,7 @@ def read_megatron_lm(text: str, source: str) -> CanonicalConfig:
             _env_token(cfg, token)  # KEY=VALUE; launcher words (torchrun, python, pretrain_gpt.py, export) are skipped
             continue
         name, eq, inline = token[2:].partition("=")
+        name = name[:-1] if name.endswith(":") and not eq else name  # "--flag: value" (functional-test YAML)
         values: list[str] = [inline] if eq else []
         if not eq:
             while i < len(toks) and not toks[i][0].startswith("--") and not (

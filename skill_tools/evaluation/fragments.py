@@ -109,6 +109,21 @@ def heading_sections(text: str) -> list[int]:
     return out
 
 
+#: Megatron-LM's functional-test YAML (``MODEL_ARGS:`` of ``--flag: value``): flags, read as such.
+_FLAG_KEYS = re.compile(r"^\s*--[\w-]+\s*:", re.M)
+
+
+def _yaml_mapping(body: str) -> bool:
+    """Whether ``body`` is a YAML document whose top is a mapping with a nested mapping in it."""
+    from skill_tools.config import limits
+
+    try:
+        data = limits.load_yaml(body, "<fragment>")[0]
+    except Exception:  # not YAML: the other guesses decide
+        return False
+    return isinstance(data, dict) and any(isinstance(v, dict) for v in data.values())
+
+
 def _guess_kind(body: str) -> str:
     stripped = body.lstrip()
     if stripped.startswith(("{", "[")):
@@ -118,6 +133,8 @@ def _guess_kind(body: str) -> str:
     lines = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
     if len(lines) > 1 and all(_YAML_LINE.match(ln) for ln in lines):
         return "yaml"  # a manifest whose command line holds --flags is still YAML
+    if len(lines) > 2 and _YAML_LINE.match(lines[0]) and not _FLAG_KEYS.search(body) and _yaml_mapping(body):
+        return "yaml"  # a compose file whose `command: >` block scalar holds the flags
     if re.search(r"(^|\s)--[A-Za-z]", body) or re.search(r"^\s*(export\s+)?[A-Z][A-Z0-9_]+=", body, re.M):
         return "shell"
     if all(_HYDRA_TOKEN.match(t) or _FLAT_TOKEN.match(t) for t in body.split()):

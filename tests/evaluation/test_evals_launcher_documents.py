@@ -46,3 +46,24 @@ def test_the_required_env_companion_in_an_ansible_answer_passes():
                     + ANSIBLE + "```\n")
     env = [c for c in checks_of(row, "env") if "NCCL_GRAPH_REGISTER" in c["explanation"]]
     assert env and env[0]["passed"], env
+
+
+def test_a_compose_file_whose_command_is_a_block_scalar_is_read_whole():
+    """The flags sit in ``command: >`` lines that are not ``key: value`` lines: the document is still
+    YAML, so its ``environment:`` map is read with them (04c r216)."""
+    from skill_tools.evaluation.extract import extract_config
+
+    text = ("services:\n  trainer:\n    image: nvcr.io/nvidia/nemo:25.11\n    environment:\n"
+            "      PYTORCH_CUDA_ALLOC_CONF: \"expandable_segments:True\"\n    command: >\n"
+            "      torchrun --nproc-per-node 8 pretrain_gpt.py\n      --cuda-graph-impl transformer_engine\n"
+            "      --cuda-graph-modules attn\n")
+    cfg = extract_config(text).config
+    assert cfg.env.get("PYTORCH_CUDA_ALLOC_CONF") == "expandable_segments:True"
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_a_functional_test_args_file_is_still_read_as_flags():
+    from skill_tools.evaluation.extract import extract_config
+
+    text = "MODEL_ARGS:\n  --cuda-graph-impl: local\n  --cuda-graph-scope: full_iteration_inference\n  --bf16: true\n"
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "local"
