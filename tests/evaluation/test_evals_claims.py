@@ -80,22 +80,23 @@ def test_a_guard_earns_nothing_when_the_mistake_is_absent():
     assert all(c["score"] != 1.0 for c in checks_of(weak, "claim_absent"))
 
 
-def test_what_comes_before_the_subject_is_not_its_predicate():
-    """A conditional imperative ("Drop the padding and the config is refused") states the rule."""
-    row = score_one("moe-drop-pad-moe-scope", "Yes: with drop-and-pad the moe scope is allowed. Use "
-                    "`cuda_graph_impl=\"transformer_engine\"`, `cuda_graph_modules=[\"attn\", \"moe\"]`, never with "
-                    "moe_router, and the TE RNG tracker (`model.use_te_rng_tracker=True`, `rng.te_rng_tracker=True`). "
-                    "Both drop-and-pad settings are required. Drop the padding (or the capacity factor) and the "
-                    "config is refused: \"moe cuda graph is only supported with drop-padding MoE.\"")
-    assert _claim(row, "padding to capacity optional")["score"] is None and row["passed"], row["fatal"]
-
-
-def test_a_table_cell_is_a_clause():
-    row = score_one("neg-deepspeed-zero", "| stage | shards | memory per GPU |\n|---|---|---|\n"
-                    "| ZeRO-2 + `offload_optimizer` to CPU | ~14 GB params + ~3.5 GB grads |\n"
-                    "| ZeRO-3 (params sharded too) | 28 GB |\n\nUse ZeRO-3: zero_optimization.stage=3, overlap_comm, "
-                    "contiguous_gradients, bf16.enabled in ds_config.json.")
-    assert _claim(row, "ZeRO-2 partitions the parameters")["score"] is None and row["passed"], row["fatal"]
+@pytest.mark.parametrize("task,claim,text", [
+    # a conditional imperative ("Drop the padding and the config is refused") states the rule: what comes
+    # before the subject is not its predicate
+    ("moe-drop-pad-moe-scope", "padding to capacity optional",
+     "Yes: with drop-and-pad the moe scope is allowed. Use `cuda_graph_impl=\"transformer_engine\"`, "
+     "`cuda_graph_modules=[\"attn\", \"moe\"]`, never with moe_router, and the TE RNG tracker "
+     "(`model.use_te_rng_tracker=True`, `rng.te_rng_tracker=True`). Both drop-and-pad settings are required. Drop the "
+     "padding (or the capacity factor) and the config is refused: \"moe cuda graph is only supported with drop-padding MoE.\""),
+    # a table cell is a clause: the next cell's "params" is not what ZeRO-2 shards
+    ("neg-deepspeed-zero", "ZeRO-2 partitions the parameters",
+     "| stage | shards | memory per GPU |\n|---|---|---|\n| ZeRO-2 + `offload_optimizer` to CPU | ~14 GB params + ~3.5 GB grads |\n"
+     "| ZeRO-3 (params sharded too) | 28 GB |\n\nUse ZeRO-3: zero_optimization.stage=3, overlap_comm, "
+     "contiguous_gradients, bf16.enabled in ds_config.json."),
+])
+def test_statements_of_the_rule_are_no_claim(task, claim, text):
+    row = score_one(task, text)
+    assert _claim(row, claim)["score"] is None and row["passed"], row["fatal"]
 
 
 def test_the_off_topic_question_answered_wrongly_fails():
