@@ -79,3 +79,16 @@ def test_a_companion_required_only_with_a_setting_the_answer_makes():
     both = score_one("pp-memory-oom", OOM + "\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
                                             "export NCCL_GRAPH_REGISTER=0\n```\n")
     assert both["passed"]
+
+
+RL_DIAG = ("Colocated generation never built its CudaGraphManagers, so decode ran eager: grep the log for "
+           "'> built ... cuda graph(s)' (absent). The persist assert: --rl-persist-cuda-graphs with graphs off. "
+           "With KV-cache offload, NCCL_GRAPH_REGISTER=0.\n")
+
+
+def test_turning_generation_graphs_off_instead_of_fixing_them_fails():
+    off = score_one("rl-colocated-eager-decode", RL_DIAG + "So set `mcore_generation_config.cuda_graph_impl: none`.\n")
+    assert not off["passed"]
+    fixed = score_one("rl-colocated-eager-decode", RL_DIAG + "Upgrade NeMo-RL (PRs #3689/#3718) and keep "
+                                                             "`mcore_generation_config.cuda_graph_impl: local`.\n")
+    assert fixed["passed"], fixed["fatal"]
