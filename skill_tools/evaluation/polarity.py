@@ -32,7 +32,7 @@ LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
 _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+`|"
-                    r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change)\b)|"
+                    r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change|run|launch|start)\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE = re.compile(r"[.!?](?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -278,7 +278,13 @@ _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupported|crash(?:es)?|asserts?|❌|✗|✘)"
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
-                        r"defaults to|already (?:has|sets|uses))\s+(?:that\s+)?[`'\"]?$", re.I)
+                        r"defaults to|already (?:has|sets|uses)|"
+                        # what a third party writes: "Stock Bridge recipes set `x`", "the base recipe (…) sets `x`"
+                        r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )"
+                        r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their)\s+)+(?:[\w-]+\s+)?"
+                        r"(?:recipes?|scripts?|examples?|config|yaml)"
+                        r"(?:\s*\([^()]{0,40}\))?\s+(?:already\s+|also\s+)?(?:set|sets|write|writes|ship|ships|use|uses))"
+                        r"\s+(?:that\s+)?[`'\"]?$", re.I)
 #: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it

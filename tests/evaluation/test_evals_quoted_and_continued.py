@@ -143,3 +143,18 @@ def test_the_baseline_and_the_fallback_do_not_override_the_recommendation():
             "2. Compare steady-state iterations only.\n\n"
             "If the replayed iterations are not faster, the step is not launch-bound: set `cuda_graph_impl=\"none\"` again.\n")
     assert extract_config(text).config.get("model.cuda_graph_impl") == "full_iteration"
+
+
+def test_what_stock_recipes_set_is_described_not_asked_for():
+    assert not extract_config('Stock Bridge recipes set `cuda_graph_scope="full"` themselves, so clear it.').config.values
+    assert not extract_config('The base recipe sets `cuda_graph_scope="full"`.').config.values
+    for asked in ('In your recipe set `cuda_graph_scope=None`.', 'In the recipe set `cuda_graph_scope=None`.'):
+        assert extract_config(asked).config.has("model.cuda_graph_scope"), asked
+
+
+def test_what_follows_instead_of_and_a_colon_is_asked_for():
+    """'instead of tuning further: run with `X`' rejects the tuning, not X."""
+    cfg = extract_config("Register it in the captured region instead of tuning further: run with "
+                         "`--cuda-graph-impl transformer_engine --cuda-graph-modules attn`.").config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert not extract_config("Use TE graphs instead of `--cuda-graph-impl local`.").config.has("model.cuda_graph_impl")
