@@ -158,3 +158,10 @@ def test_what_follows_instead_of_and_a_colon_is_asked_for():
                          "`--cuda-graph-impl transformer_engine --cuda-graph-modules attn`.").config
     assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
     assert not extract_config("Use TE graphs instead of `--cuda-graph-impl local`.").config.has("model.cuda_graph_impl")
+
+
+def test_each_spelling_in_one_parenthesis_keeps_its_era():
+    text = ('Go back to `attn`. (Spelling: `cuda_graph_scope=["attn"]` on megatron-core 0.16–0.17, '
+            '`cuda_graph_modules=["attn"]` on 0.18+.)')
+    assert extract_config(text, era="legacy").config.values == {"model.cuda_graph_scope": ["attn"]}
+    assert extract_config(text, era="current").config.values == {"model.cuda_graph_modules": ["attn"]}
