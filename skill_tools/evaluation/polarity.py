@@ -70,7 +70,7 @@ _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
     r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
     r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
-    r"errors|hangs|does not (?:exist|work|capture)|doesn'?t (?:exist|work|capture)|won'?t work|causes)|"
+    r"errors|hangs|does not (?:exist|work|capture|pass)|doesn'?t (?:exist|work|capture|pass)|won'?t (?:work|pass)|causes)|"
     # dismissed as beside the point, also for a list: "X or Y don't apply here", "X and friends alone"
     r"^(?:[\s`'\",]*(?:,|\bor\b|\band\b|\bnor\b)\s*[`'\"]?[\w.=-]+[`'\"]?)*[\s`'\",]*"
     r"(?:(?:do|does|will|would)(?: not|n'?t) (?:apply|matter|help|belong)|(?:is|are) (?:not relevant|irrelevant|"
@@ -376,4 +376,5 @@ def heading_era(line: str) -> tuple[bool, str | None]:
     m = _HEADING.match(line)
     if not m:
         return False, None
-    return True, era_of(m.group(1))
+    # "Tab: megatron-core 0.18+ (only once you upgrade; not on 0.16.1)": the aside does not name the section's era
+    return True, era_of(m.group(1)) or era_of(re.sub(r"\([^()]*\)|\s[—–]\s.*$", " ", m.group(1)))

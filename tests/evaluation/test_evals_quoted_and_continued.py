@@ -165,3 +165,15 @@ def test_each_spelling_in_one_parenthesis_keeps_its_era():
             '`cuda_graph_modules=["attn"]` on 0.18+.)')
     assert extract_config(text, era="legacy").config.values == {"model.cuda_graph_scope": ["attn"]}
     assert extract_config(text, era="current").config.values == {"model.cuda_graph_modules": ["attn"]}
+
+
+def test_an_era_tab_heading_keeps_its_era_despite_its_aside():
+    from skill_tools.evaluation.polarity import heading_era
+
+    assert heading_era("### Tab: megatron-core 0.18+ (only once you upgrade — don't use on 0.16.1)") == (True, "current")
+    text = ("### Tab: megatron-core 0.16.x (what you run)\n\n```python\ncfg.model.cuda_graph_impl = \"local\"\n"
+            "cfg.model.cuda_graph_scope = [\"full_iteration\"]\n```\n\n`cuda_graph_impl=\"full_iteration\"` doesn't pass "
+            "the 0.16 config.\n\n### Tab: megatron-core 0.18+ (only once you upgrade — don't use on 0.16.1)\n\n```python\n"
+            "cfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n```\n")
+    legacy = extract_config(text, era="legacy").config
+    assert legacy.get("model.cuda_graph_impl") == "local" and not legacy.has("model.cuda_graph_modules")
