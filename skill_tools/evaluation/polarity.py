@@ -216,6 +216,9 @@ class LinePolarity:
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
+        case = _OTHER_SETUP.match(prefix)
+        if case and era_of(case.group(1)) is None:
+            return Polarity(ALTERNATIVE, era, "an option for the setup an if-clause names")
         m = affirm or _LABEL.search(before)
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} before it")
@@ -311,6 +314,9 @@ _CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re
 #: the aside spells out a condition.
 #: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
 _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
+#: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
+_OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?)\b"
+                          r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)

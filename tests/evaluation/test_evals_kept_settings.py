@@ -92,3 +92,14 @@ def test_turning_generation_graphs_off_instead_of_fixing_them_fails():
     fixed = score_one("rl-colocated-eager-decode", RL_DIAG + "Upgrade NeMo-RL (PRs #3689/#3718) and keep "
                                                              "`mcore_generation_config.cuda_graph_impl: local`.\n")
     assert fixed["passed"], fixed["fatal"]
+
+
+def test_advice_for_another_setup_named_by_an_if_clause_is_an_option_for_it():
+    """'If your MoE is drop-and-pad (…), use `[moe]` alone instead' is judged in that case, not as the config."""
+    row = score_one("run-helper-validate", VALIDATE + "If your MoE is drop-and-pad (`moe_expert_capacity_factor` set, "
+                                                      "`moe_pad_expert_input_to_capacity: true`), use "
+                                                      "`cuda_graph_modules: [moe]` alone instead.\n")
+    assert row["passed"], row["fatal"]
+    era = score_one("run-helper-validate", VALIDATE + "If your config is on megatron-core 0.16, use "
+                                                      "`cuda_graph_scope: [moe_router, moe_preprocess]` instead.\n")
+    assert era["passed"], era["fatal"]
