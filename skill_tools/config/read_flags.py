@@ -256,7 +256,8 @@ def _apply_flag(cfg: CanonicalConfig, flag: flag_tables.Flag, name: str, values:
     value: Any
     if any("$" in v or "`" in v for v in values):
         return  # a shell expansion the script does not assign: its value is known only at run time
-    if flag.kind == "flag" and values and (len(values) > 1 or not (isinstance(scalar(values[0]), bool) or values[0] in ("0", "1"))):
+    one_boolean = len(values) == 1 and (isinstance(scalar(values[0]), bool) or values[0] in ("0", "1"))
+    if flag.kind == "flag" and values and not one_boolean:
         values = []  # "--rl-persist-cuda-graphs is set but …": words after a store_true flag are not its value
     if flag.kind == "flag_false" or (flag.kind == "flag" and not values):
         value = flag.value if flag.value is not None else (flag.kind == "flag")

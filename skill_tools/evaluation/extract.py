@@ -38,7 +38,6 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     _guess_kind,
     _shell_blocks,
     _snippet,
-    heading_sections,
     screen,
 )
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
@@ -71,17 +70,18 @@ class Extraction:
         other = CanonicalConfig(source=source, fmt="answer-other-era")
         alts: list[CanonicalConfig] = []
         by_line: dict[int, int] = {}  # one option per line: "(0.18+: `x=1`), with the NaN checks off" is one option
-        last = [-1]  # the heading section of the last option offered in prose
+        last_option: int | None = None  # the labelled option of the last option offered in prose
 
         def offer(b: Block) -> None:
+            nonlocal last_option
             prose = b.origin in _PROSE_ORIGINS + (WORDS,)
-            if prose and b.line not in by_line and b.section and alts and last[0] == b.section \
+            if prose and b.line not in by_line and b.option is not None and alts and last_option == b.option \
                     and _continues(alts[-1], b.cfg):
                 by_line[b.line] = len(alts) - 1  # "### Option 2": its table row, then "For both: …"
             if prose and b.line in by_line:
                 _merge(alts[by_line[b.line]], b.cfg)
                 return
-            last[0] = b.section if prose else -1
+            last_option = b.option if prose else None
             alts.append(CanonicalConfig(source=source, fmt="answer-option"))
             _merge(alts[-1], b.cfg)
             if prose:
@@ -226,10 +226,8 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
     for what in internal_patches([b.text for b in code]):
         findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
-    sections = heading_sections(text)
     for block in blocks:
         _settle(block)
-        block.section = sections[min(max(block.line, 1), len(sections)) - 1]
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)

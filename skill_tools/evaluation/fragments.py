@@ -87,27 +87,13 @@ class Block:
     file: str | None = None
     #: which fenced block (or unfenced run) of the answer it came from; 0: prose
     group: int = 0
-    #: which Markdown heading's section of the answer it sits in (0: before the first heading)
-    section: int = 0
+    #: the labelled option ("### Option 2") it sits in, as :class:`options.Section` counts them (None: none)
+    option: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         text = self.text if len(self.text) <= 400 else self.text[:400] + "…"
         return {"kind": self.kind, "origin": self.origin, "role": self.role, "era": self.era, "why": self.why,
                 "line": self.line, "keys": self.keys, "error": self.error, "text": text}
-
-def heading_sections(text: str) -> list[int]:
-    """For each line of ``text``, the number of Markdown headings (``## Option 2``) above it, fenced
-    code left out (a ``# comment`` in a shell block is not a heading)."""
-    out, n, fence = [], 0, None
-    for line in text.split("\n"):
-        mark = line.lstrip()[:3]
-        if mark in ("```", "~~~"):
-            fence = None if fence == mark else (fence or mark)
-        elif fence is None and re.match(r"#{1,6}\s+\S", line):
-            n += 1
-        out.append(n)
-    return out
-
 
 #: Megatron-LM's functional-test YAML (``MODEL_ARGS:`` of ``--flag: value``): flags, read as such.
 _FLAG_KEYS = re.compile(r"^\s*--[\w-]+\s*:", re.M)

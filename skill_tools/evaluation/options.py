@@ -100,8 +100,11 @@ class Section:
         return True
 
     def mark(self, blocks: Iterable[Block]) -> Iterator[Block]:
-        """Blocks of a later option, or of a later group after "choose one", become alternatives."""
+        """Blocks of a later option, or of a later group after "choose one", become alternatives; each
+        block keeps the labelled option it sits in (``Block.option``)."""
         blocks = list(blocks)
+        for b in blocks:
+            b.option = self.option
         later = self.option is not None and self.option >= 1
         if self.hedge is not None and any(b.role == SUGGESTED for b in blocks):
             later = later or self.hedge >= 1

@@ -77,6 +77,10 @@ class Catalog:
     def mcore_rules(self) -> list[Rule]:
         return [r for r in self.rules if r.level == "mcore"]
 
+    def mlm_rules(self) -> list[Rule]:
+        """Rules whose text Megatron-LM's arguments.py prints (the launch oracle can name them)."""
+        return [r for r in self.rules if r.mlm_message]
+
 
 def resolve_check(name: str):
     """The check function a rule names (``mcore_checks.scope_unknown``), imported on first use."""

@@ -143,14 +143,14 @@ def match_mlm_rule(error: BaseException) -> str | None:
     """The catalog rule whose ``mlm_message`` matches Megatron-LM's own text (an arguments.py assert)."""
     from skill_tools.rules import catalog
 
-    return next((r.id for r in catalog.load().rules if r.matches_mlm(str(error))), None)
+    return next((r.id for r in catalog.load().mlm_rules() if r.matches_mlm(str(error))), None)
 
 
 def mlm_judged_rules() -> set[str]:
     """Rules the launch oracle can name from Megatron-LM's text: compared beside the MCore-level ones."""
     from skill_tools.rules import catalog
 
-    return {r.id for r in catalog.load().rules if r.mlm_message}
+    return {r.id for r in catalog.load().mlm_rules()}
 
 
 def match_rule(error: BaseException, model: dict[str, Any] | None = None) -> str | None:
