@@ -11,6 +11,11 @@ counted apart), mean score of correct and of wrong answers, and the same per sty
 (issue 28, scaled to the split): false passes <= 3 in 45 wrong, false fails <= 3 in 45 correct,
 <= 5 % inverted pairs.
 
+With ``--judge-verdicts FILE`` (verdicts a judge recorded for this split's exported requests, the
+``evals judge-replay`` format) it also reports, beside the deterministic numbers, false passes and
+false fails when the judge's overall verdict vetoes a deterministic pass (``veto``) and when it
+decides wherever it is not unsure (``judge``).
+
 Usage (from the repository root; PYTHONPATH decides which scorer is measured):
     python benchmarks/bench_evals_heldout.py evals/heldout-2026-12-03/tune [--evals evals/evals.json] [--out FILE]
 """
@@ -71,7 +76,42 @@ def _foreign(split: Path, tmp: Path) -> dict[str, dict]:
     return out
 
 
-def measure(split: Path, evals: Path, threshold: float = 0.7) -> dict:
+def _judged(verdicts_file: Path, answers: Path) -> dict[str, str]:
+    """answer id -> the judge's overall verdict (fail when any assertion fails, pass when some pass)."""
+    from skill_tools.evaluation.judge_replay import load_verdicts
+    from skill_tools.evaluation.judge import request_key
+
+    recorded = load_verdicts(verdicts_file)
+    out = {}
+    for rec in load_answers(answers):
+        got = recorded.get(request_key(rec.id, rec.answer))
+        if got is None:
+            continue
+        vs = [v.get("verdict") for v in got["verdicts"]]
+        out[rec.agent.split("/")[-1]] = "fail" if "fail" in vs else "pass" if "pass" in vs else "unsure"
+    return out
+
+
+def _with_judge(rows: list[dict], judged: dict[str, str]) -> dict:
+    """False passes / fails when the judge vetoes deterministic passes, and when it decides alone."""
+    out = {"answers_judged": sum(r["id"] in judged for r in rows)}
+    for policy in ("veto", "judge"):
+        fp = ff = 0
+        for r in rows:
+            if r["score"] is None:
+                continue
+            v = judged.get(r["id"], "unsure")
+            passed = bool(r["passed"]) and v != "fail" if policy == "veto" else (
+                v == "pass" if v != "unsure" else bool(r["passed"]))
+            fp += r["label"] == "wrong" and passed
+            ff += r["label"] == "correct" and not passed
+        out[policy] = {"false_passes": fp, "false_fails": ff}
+    out["mistakes_judge"] = [r["id"] for r in rows if r["score"] is not None and r["id"] in judged
+                             and judged[r["id"]] != "unsure" and (judged[r["id"]] == "pass") != (r["label"] == "correct")]
+    return out
+
+
+def measure(split: Path, evals: Path, threshold: float = 0.7, judge_verdicts: Path | None = None) -> dict:
     labels = [json.loads(line) for line in (split / "labels.jsonl").read_text().splitlines() if line.strip()]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,6 +145,8 @@ def measure(split: Path, evals: Path, threshold: float = 0.7) -> dict:
         s["n"] += 1
         s["false_passes"] += r["label"] == "wrong" and bool(r["passed"])
         s["false_fails"] += r["label"] == "correct" and not r["passed"]
+    extra = {"with_judge": _with_judge(rows, _judged(judge_verdicts, split / "answers" / "answers.jsonl"))} \
+        if judge_verdicts else {}
     return {
         "split": split.name, "answers": len(rows), "correct": len(correct), "wrong": len(wrong),
         "false_passes": sum(bool(r["passed"]) for r in wrong),
@@ -117,6 +159,7 @@ def measure(split: Path, evals: Path, threshold: float = 0.7) -> dict:
                     "inverted_share_max": 0.05},
         "seconds": round(seconds, 2), "by_style": styles,
         "mistakes": [r for r in rows if r["score"] is not None and (r["passed"] != (r["label"] == "correct"))],
+        **extra,
     }
 
 
@@ -126,8 +169,10 @@ def main() -> int:
     ap.add_argument("--evals", default=str(REPO / "evals" / "evals.json"))
     ap.add_argument("--out", help="write the JSON result here")
     ap.add_argument("--label", default="", help="what was measured (e.g. 'before', 'after')")
+    ap.add_argument("--judge-verdicts", help="a judge's recorded verdicts for this split (evals judge-replay format)")
     args = ap.parse_args()
-    res = measure(Path(args.split), Path(args.evals))
+    res = measure(Path(args.split), Path(args.evals),
+                  judge_verdicts=Path(args.judge_verdicts) if args.judge_verdicts else None)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
     res = {"date": dt.date.today().isoformat(), "label": args.label, "scorer_commit": commit, **res}
     t = res["targets"]
@@ -141,6 +186,12 @@ def main() -> int:
     for m in res["mistakes"]:
         print(f"  {'false pass' if m['label'] == 'wrong' else 'false fail'}: {m['id']} {m['task']} [{m['style']}] "
               f"{m['score']}" + (f" problem={m['problem']}" if m.get("problem") else ""))
+    wj = res.get("with_judge")
+    if wj:
+        print(f"  with the judge ({wj['answers_judged']} answers judged): veto -> false passes "
+              f"{wj['veto']['false_passes']}/{res['wrong']}, false fails {wj['veto']['false_fails']}/{res['correct']}; "
+              f"judge decides -> {wj['judge']['false_passes']}/{res['wrong']}, {wj['judge']['false_fails']}/{res['correct']}; "
+              f"judge alone wrong on: {' '.join(wj['mistakes_judge']) or 'none'}")
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
     return 0

@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from skill_tools.commands import evals_export
 
     evals_export.add_parser(sub)
+    replay = sub.add_parser("judge-replay", help="a --judge-cmd that answers from recorded verdicts (batch judges)",
+                            description="Protocol skill-tools-judge/1 from a file: reads one request on stdin "
+                                        "and prints the verdicts recorded for that exact answer "
+                                        "(JSONL {key, verdicts}; keys from `evals score --judge-export`); "
+                                        "exit 2 when none is recorded.")
+    replay.add_argument("verdicts", metavar="VERDICTS", help="recorded verdicts, one JSON object per line")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -80,6 +86,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "JSON verdicts per assertion on stdout; see evals/README.md); started directly, its "
                         "verdicts are reported beside the deterministic scores and never change them")
     p.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per judge call (default 120)")
+    p.add_argument("--judge-jobs", type=int, default=1, help="judge calls at once (default 1)")
+    p.add_argument("--judge-export", metavar="FILE",
+                   help="write every answer's judge request to FILE (JSONL {key, request}) for a batch judge; "
+                        "its verdicts come back with --judge-cmd 'skill-tools evals judge-replay VERDICTS'")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.commands import evals_export
 
         return evals_export.run(args)
+    if args.evals_command == "judge-replay":
+        from skill_tools.evaluation.judge_replay import main as replay
+
+        return replay([args.verdicts])
+    if args.judge_jobs < 1:
+        raise InputError("--judge-jobs", f"{args.judge_jobs} is below 1", hint="e.g. --judge-jobs 8")
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("--threshold", f"{args.threshold} is outside 0..1", hint="e.g. --threshold 0.7")
     taskset = load_tasks(args.evals)
@@ -111,8 +127,11 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.cli import refusal
 
     report = score_all(taskset, records, threshold=args.threshold, executor=executor, judge_argv=judge_argv,
-                       refusal=refusal,
-                       judge_timeout_s=args.judge_timeout)
+                       refusal=refusal, judge_timeout_s=args.judge_timeout, judge_jobs=args.judge_jobs,
+                       judge_export=args.judge_export)
+    if args.judge_export:
+        print(f"judge requests written to {args.judge_export} ({report['judge_requests_exported']} answers)",
+              file=sys.stderr if args.json else sys.stdout)
     if args.dry_run:
         plans = [{"id": a["id"], "condition": a["condition"], "line": a["line"], **_plan_entry(a)}
                  for a in report["answers"]]

@@ -93,21 +93,62 @@ def judge_answer(argv: list[str], task_data: dict[str, Any], answer: str, result
                                len(task_data.get("expected_behavior", [])))
     except ValueError as exc:
         return {"error": f"{exc}; the deterministic score stands"}
+    return judged_report(verdicts, result)
+
+
+def judged_report(verdicts: list[dict[str, Any]], result: dict[str, Any]) -> dict[str, Any]:
+    """What one answer's report shows of the judge: its verdicts, its overall ``verdict`` (``fail`` when
+    any assertion fails, ``pass`` when some pass and none fail, else ``unsure``), its pass share and its
+    agreement with the deterministic behavior scores."""
     judged = [v for v in verdicts if v["verdict"] != "unsure"]
     det = {b["index"]: b["score"] for b in result["behaviors"] if b["index"] is not None}
     agree = [(v["verdict"] == "pass") == (det[v["assertion"]] >= 1.0) for v in judged
              if det.get(v["assertion"]) is not None]
-    return {"verdicts": verdicts,
+    verdict = "fail" if any(v["verdict"] == "fail" for v in judged) else "pass" if judged else "unsure"
+    return {"verdicts": verdicts, "verdict": verdict,
             "pass_share": round(sum(v["verdict"] == "pass" for v in judged) / len(judged), 4) if judged else None,
             "agreement": round(sum(agree) / len(agree), 4) if agree else None}
 
 
-def judge_all(argv: list[str], taskset: Any, results: list[Any], timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-    """Attach the judge's report to every scored answer (answers rejected before scoring are skipped)."""
-    for r in results:
-        if r.task is None or r.problem:
-            continue
+def judge_all(argv: list[str], taskset: Any, results: list[Any], timeout_s: float = DEFAULT_TIMEOUT_S,
+              jobs: int = 1) -> None:
+    """Attach the judge's report to every scored answer (answers rejected before scoring are skipped);
+    ``jobs`` judge calls run at once (a model judge spends its time waiting on the model)."""
+    todo = [r for r in results if r.task is not None and not r.problem]
+
+    def one(r: Any) -> None:
         r.judge = judge_answer(argv, r.task.data, r.record.answer, r.to_dict(), timeout_s)
+
+    if jobs <= 1:
+        for r in todo:
+            one(r)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, todo))
+
+
+def request_key(task_id: str, answer: str) -> str:
+    """The key that ties a recorded verdict to the one answer it judged (task id and exact text)."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps([task_id, answer]).encode("utf-8")).hexdigest()[:32]
+
+
+def export_requests(results: list[Any], path: Any) -> int:
+    """Write the judge request of every scored answer to ``path`` (JSONL ``{"key", "request"}``) for a
+    judge that works in batches; its verdicts come back through ``evals judge-replay``. Returns the count."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in results:
+            if r.task is None or r.problem:
+                continue
+            req = request(r.task.data, r.record.answer, r.to_dict())
+            fh.write(json.dumps({"key": request_key(str(r.task.data.get("id")), r.record.answer),
+                                 "request": req}, ensure_ascii=False) + "\n")
+            n += 1
+    return n
 
 
 def summary(results: list[Any]) -> dict[str, Any] | None:
@@ -116,6 +157,10 @@ def summary(results: list[Any]) -> dict[str, Any] | None:
         return None
     ok = [j for j in judged if "error" not in j]
     agreement = [j["agreement"] for j in ok if j.get("agreement") is not None]
+    pairs = [(r.passed, r.judge["verdict"]) for r in results
+             if getattr(r, "judge", None) is not None and "error" not in r.judge]
     return {"protocol": PROTOCOL, "answers_judged": len(ok), "judge_failures": len(judged) - len(ok),
             "mean_agreement": round(sum(agreement) / len(agreement), 4) if agreement else None,
+            "judge_fails_deterministic_pass": sum(bool(p) and v == "fail" for p, v in pairs),
+            "judge_passes_deterministic_fail": sum(not p and v == "pass" for p, v in pairs),
             "note": "judge verdicts are reported beside the deterministic scores; they never change them"}

@@ -382,17 +382,17 @@ class Scorer:
 
 def score_all(taskset: TaskSet, records: list[AnswerRecord], *, threshold: float = DEFAULT_THRESHOLD,
               executor: Any = None, judge_argv: list[str] | None = None,
-              judge_timeout_s: float = 120.0, refusal: Refusal | None = None) -> dict[str, Any]:
-    """Score every answer and aggregate; the returned dict is the JSON report. With ``judge_argv``
-    the judge's verdicts are attached beside each deterministic score (:mod:`judge`); with
-    ``refusal`` (skill-tools' parser) the skill-tools commands an answer gives are judged."""
+              judge_timeout_s: float = 120.0, judge_jobs: int = 1, judge_export: Any = None,
+              refusal: Refusal | None = None) -> dict[str, Any]:
+    """Score every answer and aggregate into the JSON report. ``judge_argv``: the judge's verdicts go
+    beside each deterministic score (:mod:`judge`); ``judge_export`` (a path): its requests are written
+    there; ``refusal`` (skill-tools' parser): the skill-tools commands an answer gives are judged."""
+    from skill_tools.evaluation import judge
     scorer = Scorer(taskset, threshold=threshold, executor=executor, refusal=refusal)
     results = [scorer.score(r) for r in records]
-    report = None
     if judge_argv:
-        from skill_tools.evaluation.judge import judge_all, summary
-
-        judge_all(judge_argv, taskset, results, judge_timeout_s)
-        report = aggregate(taskset, results, threshold)
-        report["judge"] = summary(results)
-    return report or aggregate(taskset, results, threshold)
+        judge.judge_all(judge_argv, taskset, results, judge_timeout_s, jobs=judge_jobs)
+    report = aggregate(taskset, results, threshold) | ({"judge": judge.summary(results)} if judge_argv else {})
+    if judge_export:
+        report["judge_requests_exported"] = judge.export_requests(results, judge_export)
+    return report
