@@ -163,4 +163,8 @@ def summary(results: list[Any]) -> dict[str, Any] | None:
             "mean_agreement": round(sum(agreement) / len(agreement), 4) if agreement else None,
             "judge_fails_deterministic_pass": sum(bool(p) and v == "fail" for p, v in pairs),
             "judge_passes_deterministic_fail": sum(not p and v == "pass" for p, v in pairs),
+            # two ways to read rules and judge together, each named, neither folded into the scores:
+            # veto (the judge can only fail what the rules pass), decides (its verdict stands where it has one)
+            "passed_veto": sum(bool(p) and v != "fail" for p, v in pairs),
+            "passed_decides": sum(v == "pass" or (v == "unsure" and bool(p)) for p, v in pairs),
             "note": "judge verdicts are reported beside the deterministic scores; they never change them"}

@@ -1,7 +1,8 @@
 """What a task's answer must *do*, declared by the task (``rubric.outcome``), and its verifiers.
 
 - ``configuration``: the task ships a base config in its workspace (``base``: a stock recipe,
-  launch script or YAML, read by the real reader of its format); the outcome is that base with the
+  launch script or YAML, read by the real reader of its format; ``recipe``: what the stock recipe's
+  Python sets before a Bridge YAML overrides it, cited); the outcome is that base with the
   answer's changes applied (the files the agent changed in its workspace copy, else the settings
   its message suggests; a key deleted from a changed file is gone). The scorer validates that
   config, and ``--execute`` runs it.
@@ -72,6 +73,12 @@ def task_outcome(task_data: dict[str, Any], root: Path | None) -> Outcome | None
         out.base_text = path.read_text(encoding="utf-8")
         out.base = read_text(out.base_text, fmt=_fmt(path.name, out.base_text), source=f"{task_data.get('id')}:{spec['base']}")
         out.base_path = str(spec["base"])
+        recipe = spec.get("recipe")
+        if recipe:  # the recipe's Python config sits under the base file: the file's keys win
+            under = CanonicalConfig(source=str(recipe["source"]), fmt=out.base.fmt)
+            for key, value in recipe["values"].items():
+                under.set(key, value)
+            out.base = apply(under, out.base)
     return out
 
 

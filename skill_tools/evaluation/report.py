@@ -61,6 +61,10 @@ def text_table(report: dict[str, Any]) -> str:
     if j:
         lines.append(f"judge ({j['protocol']}): {j['answers_judged']} answers judged, {j['judge_failures']} judge failures, "
                      f"agreement with the deterministic verdicts {_fmt(j['mean_agreement'])} (reported beside, never mixed)")
+        if j["answers_judged"]:
+            lines.append(f"judge: fails {j['judge_fails_deterministic_pass']} the rules pass, passes "
+                         f"{j['judge_passes_deterministic_fail']} they fail; answers passed with the judge as a veto "
+                         f"{j['passed_veto']}/{j['answers_judged']}, with its verdict deciding {j['passed_decides']}/{j['answers_judged']}")
     g = report["gate"]
     lines.append(f"gate: {g['condition']} mean {g['mean_score']:.2f} vs threshold {report['threshold']:.2f} -> "
                  + ("PASS" if g["passed"] else "FAIL"))

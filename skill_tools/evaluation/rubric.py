@@ -36,6 +36,7 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     restated_keys,
 )
 from skill_tools.evaluation.claims import check_claim_absent
+from skill_tools.evaluation.domain import check_domain
 from skill_tools.evaluation.config_checks import _same
 from skill_tools.evaluation.fragments import SUGGESTED
 from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
@@ -171,6 +172,7 @@ CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "concept": check_concept,
     "concept_absent": check_concept_absent,
     "claim_absent": check_claim_absent,
+    "domain": check_domain,
     "config": check_config,
     "graph": check_graph,
     "era_spelling": check_era_spelling,

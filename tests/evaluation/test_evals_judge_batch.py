@@ -118,6 +118,8 @@ def test_parallel_judge_calls_give_the_serial_verdicts(tmp_path, monkeypatch):
     summary = serial["judge"]
     assert summary["judge_fails_deterministic_pass"] == int(second["passed"])
     assert summary["judge_passes_deterministic_fail"] == int(not first["passed"])
+    assert summary["passed_veto"] == int(bool(first["passed"]))  # the second fails with the judge
+    assert summary["passed_decides"] == 1  # the first, which the judge passes
 
 
 def test_judge_jobs_below_one_is_refused(tmp_path, capsys):

@@ -50,16 +50,22 @@ def test_configuration_outcome_judges_the_base_with_the_changes(tmp_path):
 def test_files_the_agent_changed_are_its_config(tmp_path):
     base = (REPO / "evals/workspaces/workspace-bridge-yaml-te-graphs/llama32_1b_pretrain.yaml").read_text()
     edited = base.replace("  context_parallel_size: 1\n", "  context_parallel_size: 1\n  cuda_graph_impl: transformer_engine\n"
-                          "  cuda_graph_modules: [attn]\n  use_te_rng_tracker: true\n").replace(
+                          "  cuda_graph_modules: [attn]\n  cuda_graph_scope: null\n  use_te_rng_tracker: true\n").replace(
         "  seed: 1234\n", "  seed: 1234\n  te_rng_tracker: true\n")
+    # the recipe the YAML overrides sets cuda_graph_scope="full" (task outcome.recipe): left in place, 0.19 refuses both
+    keeps_recipe_scope = edited.replace("  cuda_graph_scope: null\n", "")
     no_tracker = base.replace("  context_parallel_size: 1\n", "  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n")
     changes = lambda text: {"files": {"llama32_1b_pretrain.yaml": text}, "deleted": []}  # noqa: E731
     got = _score(tmp_path, [
         {"id": "workspace-bridge-yaml-te-graphs", "agent": "edited", "answer": "Done: I edited the YAML.",
          "workspace_changes": changes(edited)},
         {"id": "workspace-bridge-yaml-te-graphs", "agent": "no-tracker", "answer": "Done.",
-         "workspace_changes": changes(no_tracker)}])
+         "workspace_changes": changes(no_tracker)},
+        {"id": "workspace-bridge-yaml-te-graphs", "agent": "keeps-recipe-scope", "answer": "Done.",
+         "workspace_changes": changes(keeps_recipe_scope)}])
     assert got["edited"]["passed"], got["edited"]["fatal"]
+    assert not got["keeps-recipe-scope"]["passed"]
+    assert any("scope-and-modules-both" in f for f in got["keeps-recipe-scope"]["fatal"])
     assert "files the agent changed" in got["edited"]["extraction_confidence"]["why"]
     assert not got["no-tracker"]["passed"]
     assert "model.context_parallel_size" not in got["no-tracker"]["config"]["values"]  # the agent deleted it

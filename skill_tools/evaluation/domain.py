@@ -1,0 +1,209 @@
+"""Check ``domain``: rules of the off-topic domain a negative task asks about (DeepSpeed's config,
+Hugging Face's TrainingArguments, Triton's launch contract, NCCL's environment, …), as data.
+
+A negative task's answer is wrong when it gets its own question wrong, and much of that is a setting
+the domain's own code refuses or ignores: ``"stage": 3`` beside ``zero_optimization`` instead of in
+it, ``TrainingArguments(mixed_precision=…)``, a non-power-of-two ``BLOCK_SIZE``. The CUDA-graph
+extraction reads what the answer recommends; this module flattens it into dotted paths and matches
+the task's rules against them:
+
+- config keys the extraction recommends, with their section (``model.zero_optimization.stage``);
+- environment variables (``env.NCCL_IB_DISABLE``);
+- Python of the answer's recommended code blocks, parsed with :mod:`ast` and never run: a call's
+  keywords under the callee's last name (``py:TrainingArguments.bf16``), its positional arguments
+  (``py:autotune.#1``), the call itself (``py:autotune()``), a kernel launch ``k[grid](…)`` as
+  ``py:k[].BLOCK_SIZE``, dict literals flattened below them (a bare one below ``py:{}``),
+  assignments as ``py:=NAME``; code spans in sentences that recommend them are read the same way.
+
+A rule is ``{"id", "when": [cond, …], "unless": [cond, …], "message", "source"}``; it fires when
+every ``when`` condition holds and no ``unless`` condition does. A condition is ``{"path": regex}``
+(searched in each path) with one test of the value (``equals``, ``in``, ``not_in``, ``above``,
+``power_of_two``) or ``"absent": true`` (no path matches), optionally ``not_path`` (paths to skip) and
+``in_files`` (only settings of whole code blocks),
+or ``{"text_lacks": regex}`` on the answer's text. The check only vetoes: it fails (fatally) on a
+fired rule and is not applicable otherwise, so it never lifts a weak answer.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Iterator
+
+from skill_tools.config.pysource import parse
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult
+from skill_tools.evaluation.fragments import SUGGESTED, WORDS
+
+_PROSE_ORIGINS = ("inline", "prose", "table", "comment", WORDS)
+
+_MISSING = object()
+
+
+def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
+    """Every recommended setting of the answer as ``dotted path -> value`` (see the module doc); with
+    ``in_files`` only those of whole code blocks, where a key's section is the one written (a span
+    such as "`offload_optimizer: cpu`" in a sentence names a key without placing it)."""
+    out: dict[str, Any] = {}
+    if not in_files:
+        out.update(ctx.config.values)
+        out.update({f"env.{k}": v for k, v in ctx.config.env.items()})
+    for b in ctx.extraction.blocks:
+        if in_files and b.role == SUGGESTED and b.cfg is not None and b.origin not in _PROSE_ORIGINS:
+            out.update(b.cfg.values)
+        if b.kind == "python" and b.role == SUGGESTED:
+            try:
+                tree = parse(b.text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # not Python as a whole (an excerpt with "..."): nothing read from it
+            out.update(python_settings(tree, b.text))
+    if not in_files:
+        for m in _SPAN.finditer(ctx.text):  # `k[grid](x, BLOCK_SIZE=n)` in a sentence that recommends it
+            try:
+                tree = parse(m.group(1))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            if ctx.polarity(m.start(1), len(m.group(1))).role == SUGGESTED:
+                out.update(python_settings(tree, m.group(1)))
+    return out
+
+
+_SPAN = re.compile(r"(?<!`)`([^`\n]{3,300})`(?!`)")
+
+
+def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _callee(node.func)
+            if name is None:
+                continue
+            out[f"py:{name}()"] = True
+            for i, arg in enumerate(node.args):
+                _put(out, f"py:{name}.#{i}", arg, source)
+            for kw in node.keywords:
+                if kw.arg is not None:
+                    _put(out, f"py:{name}.{kw.arg}", kw.value, source)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Dict):  # a bare JSON/dict document
+            _put(out, "py:{}", node.value, source)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                dotted = _dotted(t)
+                if dotted:
+                    _put(out, f"py:={dotted}", node.value, source)
+    return out
+
+
+def _callee(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Subscript):  # kernel[grid](...)
+        inner = _callee(func.value)
+        return f"{inner}[]" if inner else None
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        base = _dotted(node.value)  # cfg["zero_optimization"]["stage"] = 3
+        return f"{base}.{node.slice.value}" if base else None
+    return None
+
+
+def _put(out: dict[str, Any], path: str, node: ast.AST, source: str) -> None:
+    if isinstance(node, ast.Dict):
+        for k, v in zip(node.keys, node.values):
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                _put(out, f"{path}.{k.value}", v, source)
+        return
+    if isinstance(node, ast.Call) and _callee(node.func) == "dict" and not node.args:
+        for kw in node.keywords:
+            if kw.arg is not None:
+                _put(out, f"{path}.{kw.arg}", kw.value, source)
+        return
+    try:
+        out[path] = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        out[path] = ast.get_source_segment(source, node) or ast.dump(node)[:80]
+
+
+def _holds(cond: dict[str, Any], found: dict[str, Any], text: str, ctx: AnswerContext | None = None) -> tuple[bool, str]:
+    """Whether ``cond`` holds, and the setting that made it hold (for the evidence)."""
+    if "text_lacks" in cond:
+        return re.search(cond["text_lacks"], text, re.I) is None, ""
+    if cond.get("in_files") and ctx is not None:
+        found = settings(ctx, in_files=True)
+    pattern = re.compile(cond["path"])
+    skip = re.compile(cond["not_path"]) if cond.get("not_path") else None
+    hits = [p for p in found if pattern.search(p) and not (skip and skip.search(p))]
+    if cond.get("absent"):
+        return not hits, ""
+    for p in hits:
+        if _value_test(found[p], cond):
+            return True, f"{p}={found[p]!r}"
+    return False, ""
+
+
+def _value_test(value: Any, cond: dict[str, Any]) -> bool:
+    from skill_tools.evaluation.config_checks import _same
+
+    if "equals" in cond:
+        return _same(value, cond["equals"])
+    if "in" in cond:
+        return any(_same(value, v) for v in cond["in"])
+    if "not_in" in cond:
+        return not any(_same(value, v) for v in cond["not_in"])
+    num = _number(value)
+    if "above" in cond:
+        return num is not None and num > cond["above"]
+    if "power_of_two" in cond:
+        if num is not None:
+            return (num > 0 and int(num) == num and int(num) & (int(num) - 1) == 0) == cond["power_of_two"]
+        return not cond["power_of_two"] and isinstance(value, str) and re.fullmatch(
+            cond.get("expression", r"[A-Za-z_][\w.]*(\[[^\]]*\])?"), value) is not None
+    return True
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return None
+
+
+def fired(rules: list[dict[str, Any]], found: dict[str, Any], text: str,
+          ctx: AnswerContext | None = None) -> Iterator[tuple[dict[str, Any], str]]:
+    """Each rule that fires on ``found``, with the settings that made it fire."""
+    for rule in rules:
+        evidence = []
+        for cond in rule.get("when", []):
+            ok, why = _holds(cond, found, text, ctx)
+            if not ok:
+                break
+            if why:
+                evidence.append(why)
+        else:
+            if not any(_holds(c, found, text, ctx)[0] for c in rule.get("unless", [])):
+                yield rule, "; ".join(evidence)
+
+
+def check_domain(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    name = spec.get("name") or "domain rules"
+    hits = list(fired(spec.get("rules", []), settings(ctx), ctx.text, ctx))
+    if not hits:
+        return CheckResult("domain", name, None, f"not applicable: none of {len(spec.get('rules', []))} rules fires")
+    rule, evidence = hits[0]
+    more = f" (and {len(hits) - 1} more rule(s))" if len(hits) > 1 else ""
+    return CheckResult("domain", name, 0.0, f"[{rule['id']}] {rule['message']}{more}; source: {rule.get('source', '')}",
+                       evidence[:300], fatal=True)

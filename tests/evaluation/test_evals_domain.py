@@ -1,0 +1,130 @@
+"""Check ``domain``: a negative task's answer that gets its own (off-topic) question wrong in a
+setting the domain's code refuses or ignores fails; a correct one is untouched (the check only vetoes).
+Each rule of the shipped task set is shown firing on one answer and silent on a correct twin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skill_tools.evaluation.domain import python_settings
+from skill_tools.evaluation.score import score_all
+from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+from skill_tools.config.pysource import parse
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = load_tasks(REPO / "evals" / "evals.json")
+
+
+def _domain(task: str, answer: str) -> dict:
+    rec = AnswerRecord(id=task, condition="with_skill", answer=answer, line=1, agent="t")
+    a = score_all(TASKS, [rec])["answers"][0]
+    (check,) = [c for b in a["behaviors"] for c in b["checks"] if c["type"] == "domain"]
+    return {**check, "passed_answer": a["passed"]}
+
+
+DS_OK = """ZeRO-3 fits best; ds_config.json:
+```json
+{"bf16": {"enabled": true}, "train_micro_batch_size_per_gpu": 1,
+ "zero_optimization": {"stage": 3, "overlap_comm": true, "contiguous_gradients": true,
+                       "offload_optimizer": {"device": "cpu"}}}
+```"""
+
+CASES = [
+    # (task, rule id expected to fire, wrong answer, correct twin)
+    ("neg-deepspeed-zero", "ds-zero-key-outside-zero-optimization",
+     DS_OK.replace('"zero_optimization": {"stage": 3, ', '"stage": 3, "zero_optimization": {'), DS_OK),
+    ("neg-deepspeed-zero", "ds-offload-param-needs-stage-3",
+     DS_OK.replace('"stage": 3', '"stage": 2, "offload_param": {"device": "cpu"}'), DS_OK),
+    ("neg-deepspeed-zero", "ds-fp16-and-bf16", DS_OK.replace('{"bf16"', '{"fp16": {"enabled": true}, "bf16"'), DS_OK),
+    ("neg-hf-gradient-checkpointing", "hf-trainingarguments-no-such-argument",
+     "```python\nargs = TrainingArguments(output_dir='o', gradient_checkpointing=True, mixed_precision='bf16')\n```",
+     "```python\nargs = TrainingArguments(output_dir='o', gradient_checkpointing=True, bf16=True)\n```"),
+    ("neg-hf-gradient-checkpointing", "hf-fp16-and-bf16",
+     "```python\nargs = TrainingArguments(output_dir='o', fp16=True, bf16=True, gradient_checkpointing=True)\n```",
+     "```python\nargs = TrainingArguments(output_dir='o', fp16=True, gradient_checkpointing=True)\n```"),
+    ("neg-hf-gradient-checkpointing", "hf-fp16-amp-on-fp16-weights",
+     "```python\nm = AutoModelForCausalLM.from_pretrained('x', torch_dtype=torch.float16)\n"
+     "args = TrainingArguments(output_dir='o', fp16=True, gradient_checkpointing=True)\n```",
+     "```python\nm = AutoModelForCausalLM.from_pretrained('x', torch_dtype=torch.float32)\n"
+     "args = TrainingArguments(output_dir='o', fp16=True, gradient_checkpointing=True)\n```"),
+    ("neg-megatron-tp-sizing", "tp-beyond-one-node",
+     "Run with `model.tensor_model_parallel_size=16 model.pipeline_model_parallel_size=4`.",
+     "Run with `model.tensor_model_parallel_size=8 model.pipeline_model_parallel_size=4`."),
+    ("neg-megatron-tp-sizing", "bridge-parallel-size-outside-model",
+     "```yaml\ntrain:\n  tensor_model_parallel_size: 8\nmodel:\n  pipeline_model_parallel_size: 4\n```",
+     "```yaml\nmodel:\n  tensor_model_parallel_size: 8\n  pipeline_model_parallel_size: 4\n```"),
+    ("neg-megatron-tp-sizing", "pp-does-not-divide-80-layers",
+     "```yaml\nmodel:\n  tensor_model_parallel_size: 8\n  pipeline_model_parallel_size: 3\n```",
+     "```yaml\nmodel:\n  tensor_model_parallel_size: 8\n  pipeline_model_parallel_size: 5\n```"),
+    ("neg-nccl-bandwidth", "nccl-disables-fast-transport",
+     "Measure with all_reduce_perf:\n```bash\nexport NCCL_DEBUG=INFO\nexport NCCL_IB_DISABLE=1\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G -f 2 -g 1\n```",
+     "Measure with all_reduce_perf:\n```bash\nexport NCCL_DEBUG=INFO\nexport NCCL_IB_HCA=mlx5\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G -f 2 -g 1\n```"),
+    ("neg-nccl-bandwidth", "nccl-forces-sockets",
+     "```bash\nexport NCCL_NET=Socket\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G -f 2 -g 1\n```",
+     "```bash\nexport NCCL_NET=IB\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G -f 2 -g 1\n```"),
+    ("neg-torch-compile-tuning", "compile-dynamic-false-for-recompiles",
+     "Log with TORCH_LOGS=recompiles, then:\n```python\nmodel = torch.compile(model, dynamic=False)\n```",
+     "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
+    ("neg-triton-kernel", "triton-num-warps-not-power-of-two",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=6)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=8)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```"),
+    ("neg-triton-kernel", "triton-block-size-not-power-of-two",
+     "Use one program per row and set `BLOCK_SIZE = n_cols` so no lane is masked.",
+     "Use one program per row and set `BLOCK_SIZE = triton.next_power_of_2(n_cols)`, masking the tail."),
+    ("neg-triton-kernel", "triton-autotune-without-key",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```"),
+    ("neg-triton-kernel", "triton-autotuned-meta-passed-at-launch",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols)\n```"),
+]
+
+
+@pytest.mark.parametrize("task,rule,wrong,correct", CASES, ids=[c[1] for c in CASES])
+def test_each_rule_fires_on_its_mistake_and_not_on_the_correct_twin(task, rule, wrong, correct):
+    bad = _domain(task, wrong)
+    assert bad["score"] == 0.0 and bad["fatal"] and f"[{rule}]" in bad["explanation"], bad
+    assert not bad["passed_answer"]
+    good = _domain(task, correct)
+    assert good["score"] is None and "not applicable" in good["explanation"], good
+
+
+def test_every_shipped_rule_has_a_case():
+    shipped = {r["id"] for t in json.loads((REPO / "evals" / "evals.json").read_text())
+               for b in t["rubric"]["behaviors"] for c in b["checks"] if c["type"] == "domain" for r in c["rules"]}
+    assert shipped == {c[1] for c in CASES}
+
+
+def test_a_key_named_in_a_sentence_is_not_placed_by_it():
+    # "`offload_optimizer: cpu`" in a table cell names the key; it does not put it at the top level
+    answer = ("| ZeRO-2 + `offload_optimizer: cpu` | 17.5 GB |\n\nAdd `offload_optimizer` (and then `offload_param`) to CPU.\n\n"
+              + DS_OK)
+    assert _domain("neg-deepspeed-zero", answer)["score"] is None
+
+
+def test_a_rejected_span_is_not_read():
+    answer = "Use a fixed `BLOCK_SIZE = 1024` for rows up to 1024 columns. Do not set `BLOCK_SIZE = n_cols`."
+    assert _domain("neg-triton-kernel", answer)["score"] is None
+
+
+def test_python_is_read_without_running_it():
+    src = ("cfg = {'zero_optimization': {'stage': 3}}\ncfg['zero_optimization']['offload_param'] = {'device': 'cpu'}\n"
+           "k[(n,)](x, BLOCK_SIZE=n_cols)\nimport os; os.system('rm -rf /')\n")
+    got = python_settings(parse(src), src)
+    assert got["py:=cfg.zero_optimization.stage"] == 3
+    assert got["py:=cfg.zero_optimization.offload_param.device"] == "cpu"
+    assert got["py:k[].BLOCK_SIZE"] == "n_cols" and got["py:system.#0"] == "rm -rf /"
+
+
+def test_code_that_is_not_python_as_a_whole_is_skipped():
+    answer = "```python\nargs = TrainingArguments(\n    mixed_precision='bf16',  # ...\n```"  # unclosed call
+    assert _domain("neg-hf-gradient-checkpointing", answer)["score"] is None
