@@ -16,6 +16,7 @@ from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.launchers import launcher_calls
+from skill_tools.evaluation.shells import posix_env
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -141,6 +142,7 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
         stripped = _INLINE_COMMENT.sub(" ", raw).strip()  # `# note` inside a command line is a comment
         if stripped.startswith("$ "):
             stripped = stripped[2:]
+        stripped = posix_env(stripped)
         if stripped.endswith("\\"):
             buf.append(stripped[:-1])
             continue
@@ -255,7 +257,7 @@ def _shell_variables(tokens: list[str]) -> tuple[list[str], list[str]]:
 
 def _env_pairs(text: str) -> Iterator[tuple[str, str]]:
     for tok in text.split("\n"):
-        m = _ENV_TOKEN.match(tok.strip())
+        m = _ENV_TOKEN.match(posix_env(tok.strip()))
         if m:
             yield m.group(1), m.group(2).strip().strip("'\"")
 

@@ -186,7 +186,7 @@ class LinePolarity:
             return Polarity(REJECTED, era, "the old side of an arrow")
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
-        if _DESCRIBES.search(text[max(lo, start - 40):start]):
+        if _DESCRIBES.search(text[max(lo, start - 90):start]):
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         aside = self._aside_opener(start)
         if aside is not None and _CONDITION.search(aside):
@@ -198,6 +198,8 @@ class LinePolarity:
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
         if _CAUSE.search(head):
             return Polarity(DESCRIBED, era, "names the case a reason is about")
+        if _UNLESS_LIST.search(text[s_lo:start]):
+            return Polarity(DESCRIBED, era, "spells out the condition an 'unless' names")
         if _ONLY_WITH.match(text[end:end + 120]):
             return Polarity(DESCRIBED, era, "names what a restriction is about")  # "(`x`) is only allowed with y"
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
@@ -269,12 +271,13 @@ def wrapped_trail(line: str, following: str) -> str:
     and ``following`` goes on with it ("… `cuda_graph_impl="full_iteration"` value, and the" /
     "`cuda_graph_modules` key, come in 0.18."): what a setting's clause says after the wrap."""
     if not following.strip() or _WRAP_ENDS.search(line) or _ITEM_START.match(following) or \
-            code_like(line) or code_like(following):  # a line of code is a statement, not half a sentence
-        return ""
+            (code_like(line) and not _PROSE_ITEM.match(line)) or code_like(following):
+        return ""  # a line of code is a statement, not half a sentence ("- If a script …" is a bullet)
     end = _SENTENCE.search(following)
     return following[:end.end() if end else len(following)][:WINDOW]
 
 
+_PROSE_ITEM = re.compile(r"^\s*[-*+]\s+[A-Z][a-z]+(?:\s+[a-z][\w'-]*){2}")
 _JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)
 _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 #: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
@@ -283,8 +286,8 @@ _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupp
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
                         r"defaults to|already (?:has|sets|uses)|"
                         # what a third party writes: "Stock Bridge recipes set `x`", "the base recipe (…) sets `x`"
-                        r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )"
-                        r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their)\s+)+(?:[\w-]+\s+)?"
+                        r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )(?<!\bmake )(?<!\bhave )(?<!\blet )"
+                        r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their|your|our|my)\s+)+(?:[\w.-]+\s+){0,4}"
                         r"(?:recipes?|scripts?|examples?|config|yaml)"
                         r"(?:\s*\([^()]{0,40}\))?\s+(?:already\s+|also\s+)?(?:set|sets|write|writes|ship|ships|use|uses))"
                         r"\s+(?:that\s+)?[`'\"]?$", re.I)
@@ -317,6 +320,9 @@ _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|p
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
 _OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?)\b"
                           r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b", re.I)
+#: "`moe` is refused unless the MoE is drop-and-pad: `x` set and `y=True`": the list after the colon
+#: is what the condition means (an "unless you set: …" is an instruction, and stays one).
+_UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!?]{0,160}$", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)

@@ -1,0 +1,70 @@
+"""Environment exported by other shells (fish, csh, PowerShell) counts like ``export``; what a named
+recipe sets, the list an "unless …:" spells out and the old side of an arrow wrapped onto the next
+line of a bullet are descriptions, not advice. Answers written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from one_answer import score_one
+
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.shells import posix_env
+
+Q = ("Keep expandable segments; the assert names the missing companion: NCCL must not register the graph's "
+     "buffers. TE graphs check it in every version.\n\n")
+
+
+@pytest.mark.parametrize("line,want", [
+    ("set -gx NCCL_GRAPH_REGISTER 0", "export NCCL_GRAPH_REGISTER=0"),
+    ("set -x PYTORCH_CUDA_ALLOC_CONF \"expandable_segments:True\"  # keep", "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    ("set --export NCCL_GRAPH_REGISTER 0", "export NCCL_GRAPH_REGISTER=0"),
+    ("setenv NCCL_GRAPH_REGISTER 0", "export NCCL_GRAPH_REGISTER=0"),
+    ("$env:NCCL_GRAPH_REGISTER = \"0\"", "export NCCL_GRAPH_REGISTER=0"),
+    ("set -l recipe my_recipe", "set -l recipe my_recipe"),  # fish local, not exported
+    ("set -g NCCL_GRAPH_REGISTER 0", "set -g NCCL_GRAPH_REGISTER 0"),  # global, not exported
+    ("set -euo pipefail", "set -euo pipefail"),
+])
+def test_other_shells_export_lines_read_as_posix(line, want):
+    assert posix_env(line) == want
+
+
+@pytest.mark.parametrize("env_lines", [
+    "set -gx PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nset -gx NCCL_GRAPH_REGISTER 0\n",
+    "setenv PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nsetenv NCCL_GRAPH_REGISTER 0\n",
+    "```fish\nset -gx PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nset -gx NCCL_GRAPH_REGISTER 0\n```\n",
+])
+def test_a_companion_exported_by_another_shell_counts(env_lines):
+    row = score_one("expandable-segments-te-assert", Q + env_lines)
+    assert row["passed"], row["fatal"]
+    missing = score_one("expandable-segments-te-assert", Q + env_lines.replace("NCCL_GRAPH_REGISTER 0", "NCCL_DEBUG WARN"))
+    assert not missing["passed"]
+
+
+@pytest.mark.parametrize("text", [
+    'The 8-GPU H100 Qwen3-30B-A3B recipe sets `recompute_granularity="full"`, and per-layer graphs assert.',
+    'Your recipe sets `cuda_graph_scope="full"`; clear it.',
+    "The `moe` module is refused unless the MoE is drop-and-pad: `moe_expert_capacity_factor` set **and** "
+    "`moe_pad_expert_input_to_capacity=True`.",
+])
+def test_descriptions_are_not_settings(text):
+    assert extract_config(text).config.values == {}
+
+
+@pytest.mark.parametrize("text,key,value", [
+    ('Make the recipe use `cuda_graph_impl="transformer_engine"`.', "model.cuda_graph_impl", "transformer_engine"),
+    ('In the recipe, set `cuda_graph_impl="local"`.', "model.cuda_graph_impl", "local"),
+])
+def test_advice_about_a_recipe_stays_advice(text, key, value):
+    assert extract_config(text).config.get(key) == value
+
+
+def test_an_unless_you_instruction_stays_one():
+    assert extract_config("Capture fails unless you set: `NCCL_GRAPH_REGISTER=0`.").config.env == {"NCCL_GRAPH_REGISTER": "0"}
+
+
+def test_the_old_side_of_an_arrow_wrapped_in_a_bullet_is_old():
+    text = ("- If a launch script passes Megatron-LM flags: `--enable-cuda-graph --cuda-graph-scope full_iteration`\n"
+            "  → `--cuda-graph-impl full_iteration`.\n")
+    cfg = extract_config(text, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration"
+    assert not cfg.has("model.cuda_graph_scope") and not cfg.has("model.enable_cuda_graph")
