@@ -58,6 +58,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                         "(JSONL {key, verdicts}; keys from `evals score --judge-export`); "
                                         "exit 2 when none is recorded.")
     replay.add_argument("verdicts", metavar="VERDICTS", help="recorded verdicts, one JSON object per line")
+    via = sub.add_parser("judge-via", help="a --judge-cmd that asks a model through an agent CLI (claude -p, …)",
+                         description="Protocol skill-tools-judge/1 through an agent CLI: reads one request on stdin, "
+                                     "sends the packaged judge instruction and the request to AGENT on its stdin "
+                                     "(no shell), prints the verdicts found in its reply; exit 2 with the reason "
+                                     "when there are none. E.g. --judge-cmd 'skill-tools evals judge-via -- claude -p'.")
+    via.add_argument("--timeout", type=float, default=110.0, help="seconds for the agent's reply (default 110; "
+                                                                    "keep it under --judge-timeout)")
+    via.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT [ARGS…]", help="the agent's command line")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -103,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         from skill_tools.commands import evals_export
 
         return evals_export.run(args)
+    if args.evals_command == "judge-via":
+        from skill_tools.evaluation.judge_via import main as via
+
+        return via(args.agent[1:] if args.agent[:1] == ["--"] else args.agent, timeout_s=args.timeout)
     if args.evals_command == "judge-replay":
         from skill_tools.evaluation.judge_replay import main as replay
 
