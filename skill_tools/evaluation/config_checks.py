@@ -4,6 +4,8 @@ intent, the era's spelling, the validator's findings, the GPU execution, environ
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, era_for, migrations, read_intent
@@ -258,10 +260,19 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
     return CheckResult("written_settings", name, 1.0, "no value it writes is refused on the task's setup")
 
 
-def restated_keys(config: CanonicalConfig, stated: CanonicalConfig) -> frozenset[str]:
+def restated_keys(config: CanonicalConfig, stated: CanonicalConfig, question: str = "") -> frozenset[str]:
     """Keys an answer writes with the very value the task's question states: a timeline or a quote
-    of the user's setup ("your policy has `cuda_graph_impl: none`"), not a new instruction."""
-    return frozenset(k for k in config.values if stated.has(k) and _same(config.get(k), stated.get(k)))
+    of the user's setup ("your policy has `cuda_graph_impl: none`"), not a new instruction. A question
+    that states one key twice ("policy cuda_graph_impl none for training, generation … cuda_graph_impl
+    local") states both values: each is matched in its words, the key's name right before the value."""
+    def in_words(key: str, value: Any) -> bool:
+        if not question or not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            return False
+        leaf = re.escape(key.rsplit(".", 1)[-1])
+        return re.search(rf"(?<![\w.]){leaf}[\s:=`'\"]{{1,4}}{re.escape(str(value))}(?![\w.])", question, re.I) is not None
+
+    return frozenset(k for k in config.values
+                     if (stated.has(k) and _same(config.get(k), stated.get(k))) or in_words(k, config.get(k)))
 
 
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

@@ -24,6 +24,7 @@ from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarit
                                              wrapped_lead, wrapped_trail)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
+from skill_tools.evaluation.era_branches import split_by_era
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
@@ -150,7 +151,13 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         kind = "python" if _python_literal_code(body) else \
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
-        yield Block(kind, body, line, "fenced", role)
+        branches = split_by_era(body) if kind == "python" else []  # if mcore < 0.18: … else: …
+        for era, code in branches:
+            part = Block(kind, code, line, "fenced", role)
+            part.era = era
+            yield part
+        if not branches:
+            yield Block(kind, body, line, "fenced", role)
         if kind == "python":  # argv = ["torchrun", "x.py", "--cuda-graph-impl", "local"]; OmegaConf.create({...})
             for command in argv_commands(body):
                 yield from _shell_blocks(command, line, role, "fenced")

@@ -118,7 +118,8 @@ class Scorer:
         answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])
-        restated = restated_keys(ex.config, self._stated(task, setup)) if task.should_trigger else frozenset()
+        question = str(task.data.get("question", ""))
+        restated = restated_keys(ex.config, self._stated(task, setup), question) if task.should_trigger else frozenset()
         base = self._on_setup(ex.config, setup, outcome, removed)
         if outcome is not None and outcome.base is not None:
             ex.config = base  # checks read the config the user would run: the base with the answer's changes

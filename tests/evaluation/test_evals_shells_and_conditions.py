@@ -68,3 +68,14 @@ def test_the_old_side_of_an_arrow_wrapped_in_a_bullet_is_old():
     cfg = extract_config(text, era="current").config
     assert cfg.get("model.cuda_graph_impl") == "full_iteration"
     assert not cfg.has("model.cuda_graph_scope") and not cfg.has("model.enable_cuda_graph")
+
+
+def test_a_value_the_question_states_in_words_is_a_restatement():
+    # the question states cuda_graph_impl twice (none for training, local for generation): quoting the
+    # training policy's `none` back is not advice, and is not charged with what it would break
+    answer = ("Colocated generation never built CudaGraphManagers, so decode ran eager without an error. The same model "
+              "serves training (`cuda_graph_impl: none`) and generation (`local` + `inference_cuda_graph_scope: block`). "
+              "Upgrade NeMo-RL and look for '> built ... cuda graph(s)' in the generation log; set the persist flag "
+              "only where graphs are built. With KV-cache offload, export NCCL_GRAPH_REGISTER=0.")
+    row = score_one("rl-colocated-eager-decode", answer)
+    assert row["passed"], row["fatal"]

@@ -1,0 +1,92 @@
+"""Python that picks its spelling by megatron-core version, read one era per branch.
+
+Agents hedge across the two API eras in code as often as in prose: ``if Version(mcore.__version__) <
+Version("0.18"): cfg.model.cuda_graph_scope = [...] else: cfg.model.cuda_graph_modules = [...]``, or
+Bridge's own test ``hasattr(cfg.model, "cuda_graph_modules")``. Read as one block, both branches'
+keys merge into a config no megatron-core accepts. :func:`split_by_era` parses the code (``ast``,
+never run) and returns the code outside such ``if`` statements (no era) and each branch's body
+(dedented) with the era its test selects; code without a version test returns ``[]``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+from skill_tools.config.pysource import parse
+
+LEGACY, CURRENT = "legacy", "current"
+_VERSION = re.compile(r"^\s*(\d+)\.(\d+)")
+_FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+def _version(node: ast.AST) -> tuple[int, int] | None:
+    """(major, minor) of a version literal: "0.18", Version("0.18.0"), (0, 18)."""
+    if isinstance(node, ast.Call) and node.args:
+        return _version(node.args[0])
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        m = _VERSION.match(node.value)
+        return (int(m.group(1)), int(m.group(2))) if m else None
+    if isinstance(node, ast.Tuple) and len(node.elts) >= 2 and all(isinstance(e, ast.Constant) for e in node.elts[:2]):
+        a, b = node.elts[0].value, node.elts[1].value
+        return (a, b) if isinstance(a, int) and isinstance(b, int) else None
+    return None
+
+
+def era_of_test(test: ast.AST) -> str | None:
+    """The era an ``if`` test selects for its body (None: not a megatron-core version test)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = era_of_test(test.operand)
+        return None if inner is None else (LEGACY if inner == CURRENT else CURRENT)
+    if isinstance(test, ast.Call) and getattr(test.func, "id", None) == "hasattr" and len(test.args) == 2:
+        name = test.args[1]
+        if isinstance(name, ast.Constant) and name.value in ("cuda_graph_modules", "inference_cuda_graph_scope"):
+            return CURRENT  # Bridge's utils/cuda_graph.py test for the 0.18+ API
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, type(test.ops[0]), test.comparators[0]
+    v = _version(right)
+    if v is None:
+        v, op = _version(left), _FLIP.get(op)
+    if v is None or op is None or v[0] != 0:
+        return None
+    minor = v[1]
+    if op is ast.Lt:  # x < 0.18 (or lower): the old API
+        return LEGACY if minor <= 18 else None
+    if op is ast.LtE:
+        return LEGACY if minor <= 17 else None
+    if op is ast.GtE:
+        return CURRENT if minor >= 18 else None
+    if op is ast.Gt:
+        return CURRENT if minor >= 17 else None
+    return None
+
+
+def split_by_era(source: str) -> list[tuple[str | None, str]]:
+    """``[(era or None, code), ...]``: the code outside version tests, then each branch with its era."""
+    try:
+        tree = parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lines = source.split("\n")
+    gated = [n for n in ast.walk(tree) if isinstance(n, ast.If) and era_of_test(n.test) is not None]
+    gated = [n for n in gated if not any(o is not n and o.lineno < n.lineno <= o.end_lineno for o in gated)]
+    if not gated:
+        return []
+    out: list[tuple[str | None, str]] = []
+    rest = list(lines)
+    for node in gated:
+        era = era_of_test(node.test)
+        other = LEGACY if era == CURRENT else CURRENT
+        for branch, branch_era in ((node.body, era), (node.orelse, other)):
+            if branch and not (len(branch) == 1 and isinstance(branch[0], ast.If) and branch is node.orelse
+                               and era_of_test(branch[0].test) is not None):
+                text = "\n".join(lines[branch[0].lineno - 1:branch[-1].end_lineno])
+                out.append((branch_era, textwrap.dedent(text)))
+        indent = lines[node.lineno - 1][: len(lines[node.lineno - 1]) - len(lines[node.lineno - 1].lstrip())]
+        for i in range(node.lineno - 1, node.end_lineno):
+            rest[i] = ""
+        rest[node.lineno - 1] = indent + "pass"
+    return [(None, "\n".join(rest))] + out
