@@ -175,9 +175,12 @@ def _merge_words(into: CanonicalConfig, cfg: CanonicalConfig, era: str | None) -
     """A setting read from words fills a key the answer did not write out, in the era's spelling."""
     graph_keys = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
                   "model.enable_cuda_graph", "model.external_cuda_graph")
+    written_fields = {k.rsplit(".", 1)[-1] for k in into.values}
     for key, value in cfg.values.items():
         if key == "model.cuda_graph_modules" and era == "legacy":
             key = "model.cuda_graph_scope"
+        if key.rsplit(".", 1)[-1] in written_fields:
+            continue  # the code writes this field (in whatever section): words summarise it, they do not move it
         if into.has(key) or (key in graph_keys and key != "model.cuda_graph_impl" and
                              (into.has("model.cuda_graph_modules") or into.has("model.cuda_graph_scope"))):
             continue

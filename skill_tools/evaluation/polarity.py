@@ -285,6 +285,9 @@ _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupp
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
                         r"defaults to|already (?:has|sets|uses)|"
+                        # another frontend's spelling of the same setting: "The Megatron-LM equivalent is `--x`"
+                        r"(?:megatron-lm|bridge|nemo|cli|command-line|yaml|hydra|python)(?:'s)?\s+(?:equivalent|spelling|counterpart)"
+                        r"(?:\s+(?:flag|key|override))?\s+(?:is|would be|reads)\s*:?|"
                         # what a third party writes: "Stock Bridge recipes set `x`", "the base recipe (…) sets `x`"
                         r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )(?<!\bmake )(?<!\bhave )(?<!\blet )"
                         r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their|your|our|my)\s+)+(?:[\w.-]+\s+){0,4}"

@@ -79,3 +79,19 @@ def test_a_value_the_question_states_in_words_is_a_restatement():
               "only where graphs are built. With KV-cache offload, export NCCL_GRAPH_REGISTER=0.")
     row = score_one("rl-colocated-eager-decode", answer)
     assert row["passed"], row["fatal"]
+
+
+NAN_CODE = ('```python\ncfg.model.cuda_graph_impl = "full_iteration"\ncfg.model.check_for_nan_in_loss = False\n'
+            'cfg.ddp.check_for_nan_in_grad = False\n```\n')
+
+
+def test_words_do_not_move_a_field_the_code_writes_in_another_section():
+    # "turn the NaN checks off" summarises the code; it does not put the loss check where the code did not
+    cfg = extract_config("Both NaN checks sync to host, so turn the NaN checks off.\n\n" + NAN_CODE).config
+    assert cfg.get("model.check_for_nan_in_loss") is False and not cfg.has("rerun_state_machine.check_for_nan_in_loss")
+
+
+def test_another_frontends_equivalent_is_a_description():
+    text = "You lose the NaN stop. The Megatron-LM equivalent is `--no-check-for-nan-in-loss-and-grad`."
+    assert extract_config(text).config.values == {}
+    assert extract_config("Use `--no-check-for-nan-in-loss-and-grad`.").config.get("ddp.check_for_nan_in_grad") is False
