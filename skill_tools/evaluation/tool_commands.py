@@ -34,6 +34,10 @@ _LISTED = re.compile(r"^\s*(?:-\s+|(?:run|script|cmd|cmds|command):\s+[|>]?\s*)[
 #: starting the line and giving options ("skill-tools bench --mode inference …").
 _BARE = re.compile(r"^(?:\s{2,}|\t)(?:skill-tools|python3?\s+-m\s+skill_tools)\s+\S|"
                    r"^(?:skill-tools|python3?\s+-m\s+skill_tools)\s+[a-z-]+\s+(?:\S+\s+)*--[a-z]")
+#: A command held in a string literal of code (a task runner's ``c.run("skill-tools …")``, a
+#: Makefile-style Python helper); an f-string's ``{field}`` stands for a value.
+_QUOTED = re.compile(r"(?:^|[\s(\[=,])[fFrRbB]?([\"'])((?:skill-tools|python3?\s+-m\s+skill_tools)\s[^\"'\n]*)\1")
+_FIELD = re.compile(r"\{[^{}]*\}")
 #: Where a command line ends: a pipe, a redirect, a list operator, a comment.
 _END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
@@ -68,6 +72,8 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
             candidates.append(line[listed.end():].rstrip("\"'"))
         elif _BARE.match(line):  # an indented command under a list item, or a line that is only a command
             candidates.append(line.strip())
+        elif quoted := [m.group(2) for m in _QUOTED.finditer(line)]:  # c.run(f"skill-tools apply {CFG} …")
+            candidates.extend(_FIELD.sub("PLACEHOLDER", q) for q in quoted)
         else:
             candidates.extend(m.group(1) for m in _INLINE.finditer(line))
         for cand in candidates:

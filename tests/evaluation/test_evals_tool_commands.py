@@ -86,3 +86,16 @@ def test_a_command_on_its_own_indented_line_is_judged():
     assert check_tool_commands(good, refusal).score == 1.0
     prose = "skill-tools bench compares eager and graphed runs on your model.\n"
     assert check_tool_commands(prose, refusal) is None
+
+
+def test_a_command_held_in_a_string_of_code_is_read():
+    tasks_py = ('from invoke import task\n\nCFG = "configs/qwen3_30b_a3b.yaml"\n\n\n@task\ndef tune(c):\n'
+                '    c.run(f"skill-tools recommend {CFG} --json", pty=True)\n'
+                '    c.run(f"skill-tools apply {CFG} --recommended --out out/cfg.yaml")\n'
+                "    subprocess.run('skill-tools validate out/cfg.yaml --json'.split())\n")
+    found = [argv for argv, _ in invocations(tasks_py)]
+    assert found == [["recommend", "PLACEHOLDER", "--json"], ["apply", "PLACEHOLDER", "--recommended", "--out", "out/cfg.yaml"],
+                     ["validate", "out/cfg.yaml", "--json"]]
+    check = check_tool_commands(tasks_py, refusal)
+    assert check.score == 0.0 and "--recommended" in check.explanation
+    assert list(invocations('print("run skill-tools later")')) == []  # a sentence in a string is no command
