@@ -167,6 +167,27 @@ def variables(text: str) -> dict[str, list[tuple[str, int]]]:
     return found
 
 
+def array_elements(text: str) -> dict[str, list[tuple[str, int]]]:
+    """Each array's elements as ``"${A[@]}"`` (quoted) expands them: one word per element, so
+    ``--step-batch-size-schedule "0:16 2.4B:320"`` keeps its value whole (unquoted, bash splits it)."""
+    words = scan(text)
+    found: dict[str, list[tuple[str, int]]] = {}
+    for n, w in enumerate(words):
+        m = re.match(r"^([A-Za-z_]\w*)(\+?)=$", w.raw) if w.kind == "word" else None
+        nxt = words[n + 1] if n + 1 < len(words) else None
+        if not m or nxt is None or nxt.raw != "(" or nxt.start != w.end:
+            continue
+        items: list[tuple[str, int]] = []
+        for item in words[n + 2:]:
+            if item.raw == ")":
+                break
+            if item.kind == "word":
+                ref = variable_ref(item.value)
+                items.extend(found[ref] if ref in found else [(item.value, text.count("\n", 0, item.start) + 1)])
+        found[m.group(1)] = (found.get(m.group(1), []) if m.group(2) else []) + items
+    return found
+
+
 def is_script_word(word: str, found: Mapping[str, list[tuple[str, int]]]) -> bool:
     """Whether a word names the Python script: ``pretrain_gpt.py`` or ``$VAR`` set to one."""
     name = variable_ref(word)

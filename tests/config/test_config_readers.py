@@ -130,3 +130,19 @@ def test_render_roundtrip(fmt):
     values = {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_scope": ["attn", "mlp"]}
     cfg = read_text(render(values, fmt), fmt=fmt)
     assert {k: cfg.get(k) for k in values} == values
+
+
+@pytest.mark.parametrize("expansion,schedule", [('"${ARGS[@]}"', ["0:16 2.4B:320"]), ("${ARGS[@]}", None)])
+def test_a_quoted_array_expansion_keeps_each_element_one_word(expansion, schedule):
+    # bash: "${ARGS[@]}" passes the quoted element whole; unquoted ${ARGS[@]} splits it, and Megatron-LM
+    # then refuses the extra words (as NVIDIA's core_v0.19.0 examples/gpt3/train_gpt3_175b_distributed.sh does)
+    from skill_tools.config.read_flags import _expand_arrays
+
+    text = ('ARGS=(\n  --micro-batch-size 1\n  --step-batch-size-schedule "0:16 2.4B:320"\n)\n'
+            f"torchrun pretrain_gpt.py {expansion}\n")
+    words = [w for w, _ in _expand_arrays(text, [("torchrun", 5), ("pretrain_gpt.py", 5), ("${ARGS[@]}", 5)])]
+    at = words.index("--step-batch-size-schedule")
+    if schedule:
+        assert words[at + 1:] == schedule
+    else:
+        assert words[at + 1:] == ["0:16", "2.4B:320"]
