@@ -341,8 +341,8 @@ def _screen_python(block: Block) -> Finding | None:
 def _plain_attribute_calls(tree: ast.AST) -> set[int]:
     """``getattr``/``setattr`` names used only to set a config field by a plain name
     (``setattr(getattr(cfg, section), name, value)``, an agent's way to apply a dict of dotted
-    overrides): the object is a name, an attribute chain or such a call, and the field name is a
-    variable or a string without a leading underscore. Nothing is run either way; these are not
+    overrides; ``getattr(cfg, "x", None)`` with a literal default): the object is a name, an attribute
+    chain or such a call, and the field name is a variable or a string without a leading underscore. Nothing is run either way; these are not
     an attempt to reach interpreter internals, so the block is read. So is a script's
     ``if __name__ == "__main__":`` guard."""
     def plain_object(n: ast.AST) -> bool:
@@ -356,8 +356,10 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
         f = call.func
         if not (isinstance(f, ast.Name) and f.id in ("getattr", "setattr") and not call.keywords):
             return False
-        if len(call.args) != (3 if f.id == "setattr" else 2):
+        if len(call.args) not in ((3,) if f.id == "setattr" else (2, 3)):
             return False
+        if f.id == "getattr" and len(call.args) == 3 and not isinstance(call.args[2], ast.Constant):
+            return False  # getattr(cfg, "x", None): a literal default only
         field = call.args[1]
         named = isinstance(field, ast.Name) or (isinstance(field, ast.Constant) and isinstance(field.value, str)
                                                 and not field.value.startswith("_"))

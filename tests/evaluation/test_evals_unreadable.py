@@ -50,5 +50,11 @@ def test_setattr_applying_dotted_overrides_is_read_but_reaching_internals_is_not
     ex = extract_config(applied)
     assert not ex.unsafe and ex.config.get("model.cuda_graph_impl") == "transformer_engine"
     for hostile in ('getattr(cfg, "__class__")', 'setattr(cfg.model, "_secret", 1)', "g = getattr\ng(cfg, x)",
-                    'setattr(__builtins__, "open", None)'):
+                    'setattr(__builtins__, "open", None)', 'getattr(cfg, "__class__", None)',
+                    'getattr(cfg, "x", open("/etc/passwd"))'):
         assert extract_config(f"{fence}python\n{hostile}\n{fence}\n").unsafe, hostile
+    # a lookup with a literal default, as recipes write it, is read
+    guarded = (f"{fence}python\nif getattr(cfg, \"comm_overlap\", None) is not None:\n    cfg.comm_overlap.x = 1\n"
+               f"cfg.model.cuda_graph_impl = \"full_iteration\"\n{fence}\n")
+    ex = extract_config(guarded)
+    assert not ex.unsafe and ex.config.get("model.cuda_graph_impl") == "full_iteration"
