@@ -152,7 +152,7 @@ def _holds(cond: dict[str, Any], found: dict[str, Any], text: str, ctx: AnswerCo
 
 
 def _value_test(value: Any, cond: dict[str, Any]) -> bool:
-    from skill_tools.evaluation.config_checks import _same
+    from skill_tools.evaluation.config_checks import _number, _same
 
     if "equals" in cond:
         return _same(value, cond["equals"])
@@ -169,17 +169,6 @@ def _value_test(value: Any, cond: dict[str, Any]) -> bool:
         return not cond["power_of_two"] and isinstance(value, str) and re.fullmatch(
             cond.get("expression", r"[A-Za-z_][\w.]*(\[[^\]]*\])?"), value) is not None
     return True
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value).strip())
-    except ValueError:
-        return None
 
 
 def fired(rules: list[dict[str, Any]], found: dict[str, Any], text: str,
