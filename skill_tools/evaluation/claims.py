@@ -23,7 +23,7 @@ from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, fi
 from skill_tools.evaluation.polarity import REJECTED
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
-_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
+_CLAUSE_END = re.compile(r"[.!?](?=[*_)\]\"'`]*(?:\s|$))|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
                          r"except|not for)\s")
 #: A negation anywhere in the clause: a negated sentence states a restriction, not the claim.
 #: English and the other languages answers come in (Portuguese, Dutch, German, French, Spanish,
@@ -81,6 +81,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         lo, hi = _clause(norm, pos)
         if _NEGATION.search(norm, lo, hi):
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
+        if norm[hi:hi + 1] in ("?", "？"):
+            continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
         end = pos + len(subj)
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]

@@ -73,7 +73,7 @@ def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
 
 #: Words of a sentence that no flag takes as its value.
 _SENTENCE_WORDS = frozenset("and or cannot can be is are should must not with the when only used together "
-                            "supported instead requires required".split())
+                            "supported instead requires required invalid unknown allowed expected error got for".split())
 
 
 def _message(code: str) -> bool:

@@ -65,6 +65,9 @@ def test_te_graphs_claimed_for_decode_fail(claim):
     "`transformer_engine` **não** serve para decode.",
     "TE-graphs zijn dus niet bruikbaar voor decode.",
     "Training keeps TE graphs; decode uses local.",
+    # a question (also in bold, as a heading) asks; the fenced error it quotes is no setting
+    "**Q2: can I use `transformer_engine` graphs for decode?**\n\nYou get\n\n```\nInvalid inference CUDA graph "
+    "scope 'block' for cuda_graph_impl='transformer_engine'.\n```\n\nInference graphs are MCore's manager, `local`.",
 ])
 def test_te_graphs_ruled_out_for_decode_are_no_claim(right):
     row = score_one("inference-decode-graphs", DECODE + right + "\n")
