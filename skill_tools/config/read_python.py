@@ -103,6 +103,19 @@ def attr_chain(node: ast.AST) -> list[str] | None:
     return None
 
 
+def _subscript_chain(node: ast.AST) -> list[str] | None:
+    """``cfg.dataset.dataset_kwargs["pad_to_max_length"]`` as the chain of an attribute path and
+    string keys (``["cfg", "dataset", "dataset_kwargs", "pad_to_max_length"]``); None otherwise."""
+    keys: list[str] = []
+    while isinstance(node, ast.Subscript):
+        if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            return None
+        keys.append(node.slice.value)
+        node = node.value
+    chain = attr_chain(node) if keys else None
+    return chain + keys[::-1] if chain else None
+
+
 def python_key(chain: list[str]) -> str | None:
     root, rest = chain[0], chain[1:]
     if root in SECTIONS and rest:
@@ -126,7 +139,7 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
             if ok:
                 cfg.env[key.value] = str(v)
             return
-    chain = attr_chain(target)
+    chain = attr_chain(target) or _subscript_chain(target)
     if not chain:
         return
     key = python_key(chain)

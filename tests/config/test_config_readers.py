@@ -146,3 +146,12 @@ def test_a_quoted_array_expansion_keeps_each_element_one_word(expansion, schedul
         assert words[at + 1:] == schedule
     else:
         assert words[at + 1:] == ["0:16", "2.4B:320"]
+
+
+def test_python_subscript_assignments_name_their_key():
+    # Bridge reads dataset.dataset_kwargs["pad_to_max_length"] (training/config.py:1165 @ v0.6.0)
+    text = ('cfg.dataset.dataset_kwargs["pad_to_max_length"] = True\n'
+            'os.environ["NCCL_GRAPH_REGISTER"] = "0"\nd[k] = 3\ncfg.model.x[0] = 1\n')
+    cfg = read_text(text, fmt="python")
+    assert cfg.get("dataset.dataset_kwargs.pad_to_max_length") is True and cfg.env == {"NCCL_GRAPH_REGISTER": "0"}
+    assert not any(k.startswith("model.x") for k in cfg.values)  # an index is not a key
