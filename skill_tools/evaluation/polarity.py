@@ -62,9 +62,11 @@ _NEG_NEAR = re.compile(
     r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`)){0,3}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
 _NEG_AFTER = re.compile(
-    r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)\s+(?:now\s+|also\s+)?(?:the|an?)\s+"
+    r"^[\s`'\",]*(?:(?:form|spelling|syntax|variant)\s+)?(?:is|are|was|were|will be|gets|would be)\s+"
+    r"(?:now\s+|also\s+|only\s+|just\s+)?(?:the|an?)\s+"
     r"(?:old|older|legacy|deprecated|obsolete|removed|wrong|invalid)\b|"
-    r"^[\s`'\",]*(?:is|are|was|were|will be|gets|would be)?\s*(?:now\s+|also\s+)?(?:rejected|wrong|invalid|"
+    r"^[\s`'\",]*(?:(?:form|spelling|syntax|variant)\s+)?(?:is|are|was|were|will be|gets|would be)?\s*"
+    r"(?:now\s+|also\s+|only\s+|just\s+)?(?:rejected|wrong|invalid|"
     r"incorrect|deprecated|removed|an error|not (?:supported|allowed|valid|accepted|needed|required)|"
     r"no longer|forbidden|broken|unsupported|illegal|fatal)|"
     r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"

@@ -95,3 +95,12 @@ def test_another_frontends_equivalent_is_a_description():
     text = "You lose the NaN stop. The Megatron-LM equivalent is `--no-check-for-nan-in-loss-and-grad`."
     assert extract_config(text).config.values == {}
     assert extract_config("Use `--no-check-for-nan-in-loss-and-grad`.").config.get("ddp.check_for_nan_in_grad") is False
+
+
+@pytest.mark.parametrize("text", [
+    "The old `local` + `--cuda-graph-scope full_iteration` form is only a deprecated alias on 0.19.",
+    "`--cuda-graph-scope full_iteration` is just an old spelling on 0.19.",
+])
+def test_a_form_called_only_a_deprecated_alias_is_rejected(text):
+    ex = extract_config(text)
+    assert not ex.config.has("model.cuda_graph_scope") and ex.counter_config.has("model.cuda_graph_scope")
