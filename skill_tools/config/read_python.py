@@ -31,6 +31,7 @@ def read_python(text: str, source: str) -> CanonicalConfig:
     cfg = CanonicalConfig(source=source, fmt="python")
     refused = _refused_calls(tree)
     mappings = _named_mappings(tree)
+    aliases = _section_aliases(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
             raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
@@ -41,7 +42,7 @@ def read_python(text: str, source: str) -> CanonicalConfig:
                 continue
             for target in targets:
                 for tgt, val in _pairs(target, node.value):
-                    _python_assign(cfg, tgt, val, source)
+                    _python_assign(cfg, tgt, val, source, aliases)
         elif isinstance(node, ast.Call) and id(node) not in refused:
             _python_call(cfg, node, source, mappings)
     return cfg
@@ -129,7 +130,22 @@ def python_key(chain: list[str]) -> str | None:
     return None
 
 
-def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source: str) -> None:
+def _section_aliases(tree: ast.AST) -> dict[str, list[str]]:
+    """``m = cfg.model`` / ``ddp = config.ddp``: names that stand for a config section, so that
+    ``m.cuda_graph_impl = "full_iteration"`` is ``model.cuda_graph_impl``."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            chain = attr_chain(node.value)
+            name = node.targets[0].id
+            if chain and len(chain) >= 2 and name not in CONTAINER_NAMES | MODEL_OBJECT_NAMES \
+                    and python_key(chain + ["x"]) is not None:
+                out[name] = chain
+    return out
+
+
+def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source: str,
+                   aliases: dict[str, list[str]] | None = None) -> None:
     line = getattr(target, "lineno", None)
     if isinstance(target, ast.Subscript):
         chain = attr_chain(target.value)
@@ -142,6 +158,8 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
     chain = attr_chain(target) or _subscript_chain(target)
     if not chain:
         return
+    if aliases and chain[0] in aliases and len(chain) > 1:
+        chain = aliases[chain[0]] + chain[1:]
     key = python_key(chain)
     if key is None:
         return

@@ -155,3 +155,10 @@ def test_python_subscript_assignments_name_their_key():
     cfg = read_text(text, fmt="python")
     assert cfg.get("dataset.dataset_kwargs.pad_to_max_length") is True and cfg.env == {"NCCL_GRAPH_REGISTER": "0"}
     assert not any(k.startswith("model.x") for k in cfg.values)  # an index is not a key
+
+
+def test_a_name_bound_to_a_section_reads_as_that_section():
+    text = ("def enable(cfg):\n    m = cfg.model\n    m.cuda_graph_impl = 'full_iteration'\n    d = cfg.ddp\n"
+            "    d.check_for_nan_in_grad = False\n    x = foo.bar\n    x.y = 1\n")
+    assert read_text(text, fmt="python").values == {"model.cuda_graph_impl": "full_iteration",
+                                                    "ddp.check_for_nan_in_grad": False}
