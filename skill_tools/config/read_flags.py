@@ -165,11 +165,11 @@ def _expand_arrays(text: str, toks: list[tuple[str, int]]) -> list[tuple[str, in
     its unquoted expansion gives: Megatron-LM's example scripts keep their flags in them."""
     if not any("$" in t for t, _ in toks):
         return toks
-    from skill_tools.config.shell_words import array_elements, variable_ref, variables
+    from skill_tools.config.shell_words import variable_ref, variables
 
     found = variables(text)
     quoted = set(re.findall(r'"\$\{([A-Za-z_]\w*)\[@\]\}"', text))  # "${ARGS[@]}": one word per element
-    whole = array_elements(text) if quoted else {}
+    whole = variables(text, split=False) if quoted else {}
     out: list[tuple[str, int]] = []
     for tok, line in toks:
         name = variable_ref(tok)

@@ -121,12 +121,13 @@ def variable_ref(word: str) -> str | None:
     return (m.group(1) or m.group(2)) if m else None
 
 
-def variables(text: str) -> dict[str, list[tuple[str, int]]]:
+def variables(text: str, split: bool = True) -> dict[str, list[tuple[str, int]]]:
     """What each variable the script assigns expands to, unquoted, as (word, line) pairs:
     arrays (``A=( ... )``, ``A+=( ... )``, elements word-split as ``${A[@]}`` does, so
     ``"--fp8-format hybrid"`` gives two words) and strings (``options="--num-layers 48 ..."``),
     with references to earlier variables expanded. Both branches of an ``if`` count: the
-    flags of either are flags of the script."""
+    flags of either are flags of the script. ``split=False``: each array element stays one word, as
+    a quoted ``"${A[@]}"`` passes it (``--step-batch-size-schedule "0:16 2.4B:320"`` keeps its value)."""
     words = scan(text)
     found: dict[str, list[tuple[str, int]]] = {}
 
@@ -137,7 +138,7 @@ def variables(text: str) -> dict[str, list[tuple[str, int]]]:
         name = variable_ref(w.value)
         if name is not None and name in found:
             return list(found[name])
-        return [(part, line_of(w)) for part in w.value.split()]
+        return [(part, line_of(w)) for part in (w.value.split() if split else [w.value])]
 
     for n, w in enumerate(words):
         m = re.match(r"^([A-Za-z_]\w*)(\+?)=", w.raw) if w.kind == "word" else None
@@ -164,27 +165,6 @@ def variables(text: str) -> dict[str, list[tuple[str, int]]]:
                 found[name] = (found.get(name, []) if append else []) + parts
             else:
                 found[name] = [(value, line_of(w))] if value else []
-    return found
-
-
-def array_elements(text: str) -> dict[str, list[tuple[str, int]]]:
-    """Each array's elements as ``"${A[@]}"`` (quoted) expands them: one word per element, so
-    ``--step-batch-size-schedule "0:16 2.4B:320"`` keeps its value whole (unquoted, bash splits it)."""
-    words = scan(text)
-    found: dict[str, list[tuple[str, int]]] = {}
-    for n, w in enumerate(words):
-        m = re.match(r"^([A-Za-z_]\w*)(\+?)=$", w.raw) if w.kind == "word" else None
-        nxt = words[n + 1] if n + 1 < len(words) else None
-        if not m or nxt is None or nxt.raw != "(" or nxt.start != w.end:
-            continue
-        items: list[tuple[str, int]] = []
-        for item in words[n + 2:]:
-            if item.raw == ")":
-                break
-            if item.kind == "word":
-                ref = variable_ref(item.value)
-                items.extend(found[ref] if ref in found else [(item.value, text.count("\n", 0, item.start) + 1)])
-        found[m.group(1)] = (found.get(m.group(1), []) if m.group(2) else []) + items
     return found
 
 
