@@ -87,3 +87,32 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
         return None
     return CheckResult("options", "options offered are valid", 1.0,
                        f"{judged} option(s) offered beside the recommendation validate on the task's setup")
+
+
+def check_option_values(options: list[CanonicalConfig], rubric: dict[str, Any] | None,
+                        cases: dict[int, set[str]] | None = None) -> CheckResult | None:
+    """A fatal check when an offered option sets a key the task constrains to a value the
+    constraint refuses ("if the tracker gives you trouble, set `te_rng_tracker` back to False";
+    "if it still doesn't capture, switch generation to `transformer_engine`"): the user would act
+    on the option as on the recommendation. The task's ``config`` checks are the constraints; a check
+    with a ``when`` condition, or one that only says a key must be left out, is not judged here,
+    and neither is a key the option is offered for as the if-clause's case."""
+    from skill_tools.evaluation.config_checks import value_ok
+
+    specs = [c for b in (rubric or {}).get("behaviors", []) for c in b.get("checks", []) if c.get("type") == "config"]
+    for n, option in enumerate(options[:MAX_OPTIONS]):
+        case = (cases or {}).get(n, set())
+        for spec in specs:
+            if spec.get("when") or spec.get("absent"):
+                continue
+            for key in spec.get("keys", []):
+                if not option.has(key) or key in case:
+                    continue
+                ok, want = value_ok(option.get(key), spec)
+                if not ok:
+                    return CheckResult("options", "options offered keep the task's settings", 0.0,
+                                       f"an option the answer offers sets {key}={option.get(key)!r}; "
+                                       f"{spec.get('name') or key} needs {want}", f"{key}={option.get(key)!r}",
+                                       fatal=True)
+    return None
+

@@ -28,7 +28,7 @@ def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                                _where(cfg, k), fatal=True)
         return CheckResult("config", name, 1.0, f"leaves {' / '.join(keys)} unset")
     counter = ctx.extraction.counter_config
-    rejected = [k for k in keys if counter.has(k) and _value_ok(counter.get(k), spec)[0] and "not_in" not in spec]
+    rejected = [k for k in keys if counter.has(k) and value_ok(counter.get(k), spec)[0] and "not_in" not in spec]
     if not present and spec.get("if_set"):
         # a setting the known answer keeps as it is: only an answer that writes it is judged
         return CheckResult("config", name, None, f"not applicable: the answer does not set {' / '.join(keys)}")
@@ -49,13 +49,13 @@ def check_config(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                            + _found_summary(cfg))
     key = present[0]
     value = cfg.get(key)
-    ok, want = _value_ok(value, spec)
+    ok, want = value_ok(value, spec)
     verdict = "as required" if ok else f"expected {want}"
     return CheckResult("config", name, 1.0 if ok else 0.0, f"{key}={value!r}: {verdict}", _where(cfg, key),
                        fatal=not ok)
 
 
-def _value_ok(value: Any, spec: dict[str, Any]) -> tuple[bool, str]:
+def value_ok(value: Any, spec: dict[str, Any]) -> tuple[bool, str]:
     if "equals" in spec:
         return _same(value, spec["equals"]), f"{spec['equals']!r}"
     if "in" in spec:

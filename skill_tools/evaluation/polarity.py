@@ -97,7 +97,10 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight|(?:is|are|were|was) not faster|"
-                       r"(?:is|are)n'?t faster|no faster|(?:does|do)(?: not|n'?t) help|not worth)\b", re.I)
+                       r"(?:is|are)n'?t faster|no faster|(?:does|do)(?: not|n'?t) (?:help|capture|replay|fit)|not worth|"
+                       r"still (?:fails?|hangs?|crashes|OOMs?|runs? out)|still (?:does|do)(?: not|n'?t))\b", re.I)
+#: A leading if-clause up to the comma that ends it: its words state a case, not the setting's polarity.
+_COND_LEAD = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when|whenever|once|should)\b[^,;:]{1,200},\s+", re.I)
 _MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)
 #: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
 _OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
@@ -196,6 +199,8 @@ class LinePolarity:
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
         head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
+        lead = _COND_LEAD.match(head)  # "if graphs still don't capture, switch to X": the if-clause's
+        head = head[lead.end():] if lead else head  # negation states the case, it does not reject X
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
         if _CAUSE.search(head):

@@ -14,7 +14,7 @@ from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
-from skill_tools.evaluation.alternatives import check_options
+from skill_tools.evaluation.alternatives import check_option_values, check_options
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (
     GENERIC_NOTE,
@@ -162,6 +162,7 @@ class Scorer:
                               lambda cfg: self._validate(ex, self._on_setup(cfg, setup, outcome, removed), era),
                               validation, self._context_rules(task, setup, ex, era), self._stated(task, setup),
                               ex.cases)
+        check = check if check is not None and check.fatal else check_option_values(ex.alternatives, task.rubric, ex.cases) or check
         if check is None:
             return []
         return [BehaviorScore(None, "options offered beside the recommendation are valid",
