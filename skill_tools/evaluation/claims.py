@@ -92,10 +92,32 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             if is_object and not _NEGATION.search(norm[end:p]):
                 return pos, subj, obj
             break
-        advised = _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos)
+        advised = _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos) or \
+            _bound_before(ctx, objects, o_at, rivals, r_at, lo, pos)
         if advised is not None:
             return pos, subj, advised
     return None
+
+
+#: What joins an object to a subject that follows it: a short predicate ending on a preposition
+#: ("`transformer_engine` graphs: also fine for decode", "TE grafi delujejo tudi za decode"), in
+#: the languages answers come in.
+_FOR_SUBJECT = re.compile(r"^[^,;]{0,50}(?<![a-z])(?:for|during|in|at|with|za|voor|bij|für|beim|pour|para|per|dla|"
+                          r"podczas|için|cho|untuk|при|для|για)\s*[`'\"*]*$")
+
+
+def _bound_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],
+                  rivals: list[tuple[int, str]], r_at: list[int], lo: int, pos: int) -> str | None:
+    """An object stated of the subject that follows it in its clause ("`transformer_engine`
+    graphs: also fine for decode"), with no rival between them and no negation of the object."""
+    before = _within(objects, o_at, lo, pos)
+    if not before:
+        return None
+    p, obj = before[-1]
+    if not _FOR_SUBJECT.match(ctx.norm[p + len(obj):pos]) or _within(rivals, r_at, p + len(obj), pos) \
+            or _negated(ctx, p, obj, lo, pos):
+        return None
+    return obj
 
 
 def _advised_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],

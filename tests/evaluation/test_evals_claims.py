@@ -52,6 +52,9 @@ DECODE = ("Use `cuda_graph_impl: local` with `inference_cuda_graph_scope: block`
     "Later you can switch decode to TE graphs for more speed.",
     "For generation, cuda_graph_impl: transformer_engine is faster than the local manager.",
     "Next, move to `cuda_graph_impl=\"full_iteration\"`, which captures the whole decode iteration in one graph.",
+    # the object stated before the subject it is claimed for
+    "* `transformer_engine` graphs: equally fine for decode, with the layer scope.",
+    "`transformer_engine` grafe lahko uporabiš tudi za decode.",
 ])
 def test_te_graphs_claimed_for_decode_fail(claim):
     row = score_one("inference-decode-graphs", DECODE + claim + "\n")
@@ -65,6 +68,8 @@ def test_te_graphs_claimed_for_decode_fail(claim):
     "`transformer_engine` **não** serve para decode.",
     "TE-graphs zijn dus niet bruikbaar voor decode.",
     "Training keeps TE graphs; decode uses local.",
+    "`transformer_engine` stays for training, and local graphs for decode.",
+    "`transformer_engine` allows only scope none, so for decode use local.",
     # a question (also in bold, as a heading) asks; the fenced error it quotes is no setting
     "**Q2: can I use `transformer_engine` graphs for decode?**\n\nYou get\n\n```\nInvalid inference CUDA graph "
     "scope 'block' for cuda_graph_impl='transformer_engine'.\n```\n\nInference graphs are MCore's manager, `local`.",
