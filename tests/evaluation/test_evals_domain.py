@@ -1,6 +1,7 @@
 """Check ``domain``: a negative task's answer that gets its own (off-topic) question wrong in a
-setting the domain's code refuses or ignores fails; a correct one is untouched (the check only vetoes).
-Each rule of the shipped task set is shown firing on one answer and silent on a correct twin."""
+setting the domain's code refuses or ignores fails, and so does a diagnosis task's answer whose fix
+does not touch the known cause; a correct one is untouched (the check only vetoes). Each rule of the
+shipped task set is shown firing on one answer and silent on a correct twin."""
 
 from __future__ import annotations
 
@@ -86,6 +87,36 @@ CASES = [
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols)\n```"),
+]
+
+STALE_OK = ("The AccumulateGrad nodes were created on the legacy stream when DDP registered its hooks. Use a "
+            "PyTorch build with `set_override_stale_capture_stream`, or build DDP on the capture stream:\n\n"
+            "```python\nwith torch.cuda.stream(get_shared_capture_stream()):\n    model = build_model()\n```\n")
+TEARDOWN_OK = ("The captured graphs still hold NCCL resources, so destroy_process_group waits forever. Upgrade Bridge "
+               "(it calls delete_cuda_graphs() before teardown) or delete the graphs yourself first.\n")
+NAN_OK = ("Confirm with an A/B at the same seed (graphs off vs on), then narrow the scope and upgrade TE/MCore:\n\n"
+          "```yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n```\n")
+RL_OK = ("Generation never captured: the managers are restored only if they existed at init. Upgrade NeMo-RL and "
+         "keep\n\n```yaml\npolicy:\n  generation:\n    mcore_generation_config:\n      cuda_graph_impl: local\n"
+         "      inference_cuda_graph_scope: block\n```\n")
+PARITY_OK = ("Not broken: eager pads to round_up_tokens, the graph replays its bucket, and bf16 rounding flips a "
+             "near-tie. Compare against eager padded to the same shapes; keep `inference_cuda_graph_scope=\"block\"`.\n")
+CASES += [
+    # diagnosis tasks: a fix that does not touch the known cause
+    ("capture-fails-stale-stream", "stale-stream-overlap-off",
+     STALE_OK + "\nAlso set `ddp.overlap_grad_reduce=False`; the overlap streams are what trip the capture.\n", STALE_OK),
+    ("capture-fails-stale-stream", "stale-stream-te-impl",
+     "Per-layer graphs sidestep it: set `cuda_graph_impl=\"transformer_engine\"` with modules [attn].\n", STALE_OK),
+    ("capture-fails-stale-stream", "stale-stream-fresh-stream",
+     "Build DDP on its own side stream:\n\n```python\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n"
+     "    model = build_model()\n```\n", STALE_OK),
+    ("diagnose-teardown-hang", "teardown-nccl-watchdog-env",
+     TEARDOWN_OK + "\nAnd `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=60` so the watchdog kills it.\n", TEARDOWN_OK),
+    ("diagnose-nan-after-graphs", "nan-full-iteration-dropless-moe",
+     NAN_OK.replace("transformer_engine\n  cuda_graph_modules: [attn]", "full_iteration\n  cuda_graph_modules: []"), NAN_OK),
+    ("rl-colocated-eager-decode", "colocated-scope-change", RL_OK.replace("scope: block", "scope: layer"), RL_OK),
+    ("inference-parity-padded-shapes", "parity-scope-change",
+     "Block replay is stale here: switch to `inference_cuda_graph_scope=\"layer\"`.\n", PARITY_OK),
 ]
 
 
