@@ -45,7 +45,26 @@ def read_python(text: str, source: str) -> CanonicalConfig:
                     _python_assign(cfg, tgt, val, source, aliases)
         elif isinstance(node, ast.Call) and id(node) not in refused:
             _python_call(cfg, node, source, mappings)
+            _environ_call(cfg, node)
     return cfg
+
+
+def _environ_call(cfg: CanonicalConfig, node: ast.Call) -> None:
+    """``os.environ.setdefault("K", "v")``, ``os.environ.update(K="v")`` / ``({"K": "v"})`` and
+    ``os.putenv("K", "v")``: the process environment, as ``os.environ["K"] = "v"`` is."""
+    chain = attr_chain(node.func) or []
+    pairs: list[tuple[Any, Any]] = []
+    if chain in (["os", "environ", "setdefault"], ["os", "putenv"]) and len(node.args) == 2:
+        pairs.append((node.args[0], node.args[1]))
+    elif chain == ["os", "environ", "update"]:
+        pairs += [(ast.Constant(kw.arg), kw.value) for kw in node.keywords if kw.arg]
+        for arg in node.args[:1]:
+            if isinstance(arg, ast.Dict):
+                pairs += [(k, v) for k, v in zip(arg.keys, arg.values) if k is not None]
+    for k, v in pairs:
+        ok, value = literal(v)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str) and ok:
+            cfg.env[k.value] = str(value)
 
 
 #: Context managers that expect the code inside them to fail: a config built there is refused.

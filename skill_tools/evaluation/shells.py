@@ -1,7 +1,10 @@
-"""Environment variables exported by shells other than POSIX sh, read as the ``export VAR=value``
-they mean: answers arrive as fish configs (``set -gx VAR value``), csh scripts (``setenv VAR value``)
-and PowerShell transcripts (``$env:VAR = "value"``), and the required companions they export
-(``NCCL_GRAPH_REGISTER=0``) count like any other.
+"""Environment variables set by shells other than POSIX sh and by the files clusters and containers
+read, taken as the ``export VAR=value`` they mean: fish configs (``set -gx VAR value``), csh scripts
+and Tcl modulefiles (``setenv VAR value``), Lmod modulefiles (``setenv("VAR", "value")``,
+``pushenv``), PowerShell transcripts (``$env:VAR = "value"``), a Dockerfile's ``ENV VAR value``,
+systemd units (``Environment=VAR=value``) and SLURM's ``--export=ALL,VAR=value`` (``#SBATCH`` lines,
+``srun``/``sbatch`` arguments). The required companions they export (``NCCL_GRAPH_REGISTER=0``)
+count like any other.
 """
 
 from __future__ import annotations
@@ -15,7 +18,43 @@ _OTHER_SHELL_ENV = re.compile(r"^(?:set\s+(?:-[A-Za-z]*x[A-Za-z]*|--export)(?:\s
                               r"|setenv\s+|\$env:)([A-Z][A-Z0-9_]{2,})(?:\s*=\s*|\s+)(\S.*?)\s*(?:\s#.*)?$")
 
 
+_VAR = r"([A-Z][A-Z0-9_]{2,})"
+#: Lmod (Lua): ``setenv("VAR", "value")`` / ``pushenv(...)``; a Dockerfile's one-pair ``ENV VAR value``.
+_LUA_ENV = re.compile(r"^(?:setenv|pushenv)\s*\(\s*[\"']" + _VAR + r"[\"']\s*,\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|"
+                      r"\[\[([^\]\n]*)\]\]|([\w.:/+-]+))\s*(?:,[^)]*)?\)\s*;?\s*(?:--.*)?$")
+_DOCKER_ENV = re.compile(r"^ENV\s+" + _VAR + r"\s+([^=\s][^=]*)$")
+#: systemd ``Environment=VAR=value "VAR2=value 2"``.
+_SYSTEMD_ENV = re.compile(r"^Environment\s*=\s*(.+)$")
+#: SLURM's ``--export=ALL,VAR=value,…`` (bare names pass the caller's value on: nothing is set).
+_SLURM_EXPORT = re.compile(r"--export=(\S+)")
+_PAIR = re.compile(_VAR + r"=(.*)")
+
+
+def _slurm_pairs(spec: str) -> list[str]:
+    return [p for p in spec.strip("'\"").split(",") if _PAIR.fullmatch(p)]
+
+
 def posix_env(line: str) -> str:
+    m = _LUA_ENV.match(line)
+    if m:
+        value = next(g for g in m.groups()[1:] if g is not None)
+        return f"export {m.group(1)}={shlex.quote(value)}"
+    m = _DOCKER_ENV.match(line)
+    if m:
+        return f"export {m.group(1)}={shlex.quote(m.group(2).strip())}"
+    m = _SYSTEMD_ENV.match(line)
+    if m:
+        try:
+            pairs = [w for w in shlex.split(m.group(1), comments=True) if _PAIR.fullmatch(w)]
+        except ValueError:
+            return line
+        return "export " + " ".join(f"{p.split('=', 1)[0]}={shlex.quote(p.split('=', 1)[1])}" for p in pairs) \
+            if pairs else line
+    if "--export=" in line and (line.startswith("#SBATCH") or re.match(r"^(?:\S+/)?(?:srun|sbatch|salloc)\s", line)):
+        pairs = [p for m in _SLURM_EXPORT.finditer(line) for p in _slurm_pairs(m.group(1))]
+        if line.startswith("#SBATCH"):
+            return "export " + " ".join(pairs) if pairs else line
+        return _SLURM_EXPORT.sub(lambda m: " ".join(_slurm_pairs(m.group(1))), line)
     m = _OTHER_SHELL_ENV.match(line)
     if not m or (line.startswith("$env:") and "=" not in line):
         return line

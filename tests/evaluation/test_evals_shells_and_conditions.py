@@ -1,8 +1,11 @@
-"""Environment exported by other shells (fish, csh, PowerShell) counts like ``export``; what a named
+"""Environment exported by other shells and cluster files (fish, csh, PowerShell, Lmod, SLURM, a
+Dockerfile, Python's ``os.environ`` calls) counts like ``export``; what a named
 recipe sets, the list an "unless …:" spells out and the old side of an arrow wrapped onto the next
 line of a bullet are descriptions, not advice. Answers written for these tests."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from one_answer import score_one
@@ -23,6 +26,17 @@ Q = ("Keep expandable segments; the assert names the missing companion: NCCL mus
     ("set -l recipe my_recipe", "set -l recipe my_recipe"),  # fish local, not exported
     ("set -g NCCL_GRAPH_REGISTER 0", "set -g NCCL_GRAPH_REGISTER 0"),  # global, not exported
     ("set -euo pipefail", "set -euo pipefail"),
+    # Lmod (Lua) modulefiles, a Dockerfile's one-pair ENV, systemd units, SLURM's --export
+    ('setenv("NCCL_GRAPH_REGISTER", "0")', "export NCCL_GRAPH_REGISTER=0"),
+    ("pushenv('PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True') -- allocator",
+     "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    ("ENV NCCL_GRAPH_REGISTER 0", "export NCCL_GRAPH_REGISTER=0"),
+    ('Environment="NCCL_GRAPH_REGISTER=0" PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True',
+     "export NCCL_GRAPH_REGISTER=0 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    ("#SBATCH --export=ALL,NCCL_GRAPH_REGISTER=0", "export NCCL_GRAPH_REGISTER=0"),
+    ("#SBATCH --export=ALL", "#SBATCH --export=ALL"),  # passes the caller's environment: sets nothing
+    ("srun --export=ALL,NCCL_GRAPH_REGISTER=0 python pretrain_gpt.py", "srun NCCL_GRAPH_REGISTER=0 python pretrain_gpt.py"),
+    ('getenv("NCCL_GRAPH_REGISTER")', 'getenv("NCCL_GRAPH_REGISTER")'),
 ])
 def test_other_shells_export_lines_read_as_posix(line, want):
     assert posix_env(line) == want
@@ -32,11 +46,17 @@ def test_other_shells_export_lines_read_as_posix(line, want):
     "set -gx PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nset -gx NCCL_GRAPH_REGISTER 0\n",
     "setenv PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nsetenv NCCL_GRAPH_REGISTER 0\n",
     "```fish\nset -gx PYTORCH_CUDA_ALLOC_CONF expandable_segments:True\nset -gx NCCL_GRAPH_REGISTER 0\n```\n",
+    '```lua\nsetenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")\nsetenv("NCCL_GRAPH_REGISTER", "0")\n```\n',
+    "```bash\n#SBATCH --export=ALL,PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+    "srun --export=ALL,NCCL_GRAPH_REGISTER=0 python pretrain_gpt.py\n```\n",
+    "```python\nimport os\nos.environ.setdefault('PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True')\n"
+    "os.environ.update(NCCL_GRAPH_REGISTER='0')\n```\n",
 ])
 def test_a_companion_exported_by_another_shell_counts(env_lines):
     row = score_one("expandable-segments-te-assert", Q + env_lines)
     assert row["passed"], row["fatal"]
-    missing = score_one("expandable-segments-te-assert", Q + env_lines.replace("NCCL_GRAPH_REGISTER 0", "NCCL_DEBUG WARN"))
+    missing = score_one("expandable-segments-te-assert", Q + re.sub(r"NCCL_GRAPH_REGISTER(['\"]?)(,\s*|\s+|=)(['\"]?)0",
+                                                                   r"NCCL_DEBUG\1\2\3WARN", env_lines))
     assert not missing["passed"]
 
 
