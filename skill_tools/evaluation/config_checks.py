@@ -189,7 +189,7 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if patch is not None:
         return CheckResult("validates", name, 0.0, f"{patch.message}: the validator cannot see what that changes, "
                            "so the config is not the one the user would run", patch.evidence, fatal=True)
-    wrong_place = misplaced(ctx.answer_keys)
+    wrong_place = misplaced(ctx.answer_keys, ctx.text)
     if wrong_place:
         key, home = wrong_place[0]
         return CheckResult("validates", name, 0.0, f"sets {key}, a field its section does not have (it is {home}); "
@@ -242,6 +242,11 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
     name = spec.get("name") or "the settings it writes are accepted"
     v = ctx.validation or {}
     written = ctx.answer_keys - ctx.restated  # the user's own setting quoted back is not an instruction
+    wrong_place = [] if ctx.extraction.unsafe else misplaced(written, ctx.text)
+    if wrong_place:
+        key, home = wrong_place[0]
+        return CheckResult("written_settings", name, 0.0, f"writes {key}, a field its section does not have (it is "
+                           f"{home}); Bridge refuses the key, so the setting never takes effect", key, fatal=True)
     if ctx.extraction.unsafe or "skipped" in v or not any(checked_key(k) for k in written):
         return CheckResult("written_settings", name, None, "skipped: no checked setting written, or not validated")
     silent = [w for w in v.get("warnings", []) if w.get("level") == "runtime" and w.get("fix")]

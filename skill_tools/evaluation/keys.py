@@ -163,11 +163,13 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     return out
 
 
-def misplaced(keys) -> list[tuple[str, str]]:
+def misplaced(keys, text: str = "") -> list[tuple[str, str]]:
     """``(train.cuda_graph_impl, model.cuda_graph_impl)``: a key written under a ConfigContainer
     section that has no such field while another section has it. Bridge refuses the unknown field
     (or, in Python, sets an attribute nothing reads), so the setting never reaches its section.
-    ``model.`` is left out: readers place unknown keys there."""
+    A ``model.`` key counts only where ``text`` (the answer) writes it out as ``model.<field>``
+    (``cfg.model.fsdp_all_gather_in_start_param_sync = False``): readers place bare unknown keys
+    under ``model.`` themselves."""
     from skill_tools.rules.key_checks import section_keys
 
     sections = section_keys()
@@ -176,7 +178,9 @@ def misplaced(keys) -> list[tuple[str, str]]:
         section, _, rest = key.partition(".")
         field_name = rest.split(".", 1)[0]
         known = sections.get(section)
-        if section == "model" or known is None or not field_name or field_name in known:
+        if known is None or not field_name or field_name in known:
+            continue
+        if section == "model" and not re.search(r"(?<![\w-])model\." + re.escape(field_name) + r"\b", text):
             continue
         home = next((s for s in sorted(sections) if s != section and field_name in sections[s]), None)
         if home is not None:

@@ -68,6 +68,25 @@ def test_a_key_under_a_section_without_that_field_is_misplaced():
     assert misplaced({"train.cuda_graph_impl", "model.cuda_graph_impl", "rng.te_rng_tracker"}) == [
         ("train.cuda_graph_impl", "model.cuda_graph_impl")]
     assert misplaced({"model.container_mounts"}) == []  # model.* is where readers put unknown keys
+    # ... unless the answer writes the section out: a DDP field set on cfg.model
+    written = "cfg.model.fsdp_all_gather_in_start_param_sync = False\n"
+    assert misplaced({"model.fsdp_all_gather_in_start_param_sync"}, written) == [
+        ("model.fsdp_all_gather_in_start_param_sync", "ddp.fsdp_all_gather_in_start_param_sync")]
+    assert misplaced({"model.fsdp_all_gather_in_start_param_sync"}, "fsdp_all_gather_in_start_param_sync: false") == []
+    assert misplaced({"model.cuda_graph_impl"}, "cfg.model.cuda_graph_impl = 'local'") == []
+
+
+def test_a_ddp_field_written_on_cfg_model_fails_the_written_settings():
+    from one_answer import score_one
+
+    lead = ("The all-gather issued in start_param_sync runs outside the graph and is awaited inside it. Move the "
+            "param gather out of the optimizer step and stop the FSDP all-gather at param-sync start:\n\n")
+    code = ("```python\ncfg.optimizer.overlap_param_gather_with_optimizer_step = False\n"
+            "cfg.{sec}.fsdp_all_gather_in_start_param_sync = False\n```\n")
+    bad = score_one("diagnose-stream-capture-isolation", lead + code.format(sec="model"))
+    assert not bad["passed"] and any("a field its section does not have" in f for f in bad["fatal"]), bad["fatal"]
+    good = score_one("diagnose-stream-capture-isolation", lead + code.format(sec="ddp"))
+    assert not any("a field its section does not have" in f for f in good["fatal"])
 
 
 def test_env_passed_to_a_python_launcher_and_a_main_guard():
