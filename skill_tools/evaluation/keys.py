@@ -163,13 +163,40 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     return out
 
 
+_MODEL_HEAD = re.compile(r"^([ \t]*)(?:model:\s*(?:#.*)?|\[model\]\s*(?:#.*)?)$", re.M)
+
+
+def written_under_model(field_name: str, text: str) -> bool:
+    """Whether ``text`` itself puts ``field_name`` in the model section: ``model.<field>`` (Python,
+    overrides), a YAML ``model:`` block or a TOML ``[model]`` table holding ``<field>:``/``<field> =``,
+    or a JSON ``"model": {…}`` object naming it."""
+    name = re.escape(field_name)
+    if re.search(r"(?<![\w-])model\." + name + r"\b", text) or \
+            re.search(r'"model"\s*:\s*\{[^{}]*"' + name + r'"\s*:', text):
+        return True
+    lines = text.split("\n")
+    starts = {text.count("\n", 0, m.start()): m for m in _MODEL_HEAD.finditer(text)}
+    for i, m in starts.items():
+        indent, toml = len(m.group(1).expandtabs()), m.group(0).strip().startswith("[")
+        for line in lines[i + 1:]:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if toml and line.lstrip().startswith("["):
+                break
+            if not toml and len(line) - len(line.lstrip()) <= indent:
+                break
+            if re.match(r"^\s*" + name + (r"\s*=" if toml else r"\s*:"), line):
+                return True
+    return False
+
+
 def misplaced(keys, text: str = "") -> list[tuple[str, str]]:
     """``(train.cuda_graph_impl, model.cuda_graph_impl)``: a key written under a ConfigContainer
     section that has no such field while another section has it. Bridge refuses the unknown field
     (or, in Python, sets an attribute nothing reads), so the setting never reaches its section.
-    A ``model.`` key counts only where ``text`` (the answer) writes it out as ``model.<field>``
-    (``cfg.model.fsdp_all_gather_in_start_param_sync = False``): readers place bare unknown keys
-    under ``model.`` themselves."""
+    A ``model.`` key counts only where ``text`` (the answer) itself puts it there
+    (:func:`written_under_model`: ``cfg.model.fsdp_all_gather_in_start_param_sync = False``, a
+    ``model:`` block): readers place bare unknown keys under ``model.`` themselves."""
     from skill_tools.rules.key_checks import section_keys
 
     sections = section_keys()
@@ -180,7 +207,7 @@ def misplaced(keys, text: str = "") -> list[tuple[str, str]]:
         known = sections.get(section)
         if known is None or not field_name or field_name in known:
             continue
-        if section == "model" and not re.search(r"(?<![\w-])model\." + re.escape(field_name) + r"\b", text):
+        if section == "model" and not written_under_model(field_name, text):
             continue
         home = next((s for s in sorted(sections) if s != section and field_name in sections[s]), None)
         if home is not None:

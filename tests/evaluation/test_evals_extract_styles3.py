@@ -74,6 +74,13 @@ def test_a_key_under_a_section_without_that_field_is_misplaced():
         ("model.fsdp_all_gather_in_start_param_sync", "ddp.fsdp_all_gather_in_start_param_sync")]
     assert misplaced({"model.fsdp_all_gather_in_start_param_sync"}, "fsdp_all_gather_in_start_param_sync: false") == []
     assert misplaced({"model.cuda_graph_impl"}, "cfg.model.cuda_graph_impl = 'local'") == []
+    # the RNG tracker keys swapped between sections, in YAML, TOML and JSON
+    for text in ("model:\n  cuda_graph_impl: local\n  te_rng_tracker: true\nrng:\n  use_te_rng_tracker: true\n",
+                 "[model]\ncuda_graph_impl = 'local'\nte_rng_tracker = true\n[rng]\nuse_te_rng_tracker = true\n",
+                 '{"model": {"te_rng_tracker": true}, "rng": {"use_te_rng_tracker": true}}'):
+        assert misplaced({"model.te_rng_tracker", "rng.use_te_rng_tracker"}, text) == [
+            ("model.te_rng_tracker", "rng.te_rng_tracker"), ("rng.use_te_rng_tracker", "model.use_te_rng_tracker")], text
+    assert misplaced({"model.te_rng_tracker"}, "model:\n  cuda_graph_impl: local\nrng:\n  te_rng_tracker: true\n") == []
 
 
 def test_a_ddp_field_written_on_cfg_model_fails_the_written_settings():
