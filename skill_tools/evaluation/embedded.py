@@ -11,6 +11,7 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.config import pysource
+from skill_tools.evaluation.edit_commands import edit_commands
 
 #: A coding agent's edit result line (Claude Code): the indented hunk below it is the change it made.
 EDIT_RESULT = re.compile(r"^\s*⎿\s+(?:Updated|Added|Wrote|Edited|Modified)\b")
@@ -87,8 +88,8 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
 def heredocs(body: str) -> tuple[str, list[tuple[str, str, int]]]:
     """Shell text without its here-documents, and what each one writes as config: ``("new", text,
     line)`` for a ``cat > f.yaml <<EOF`` body or the new side of a ``.replace(old, new)`` in a
-    ``python - <<EOF`` script, ``("old", text, line)`` for that old side. The script itself is not
-    config (nor ever run)."""
+    ``python - <<EOF`` script, ``("old", text, line)`` for that old side; the same for in-place
+    edit commands (:mod:`edit_commands`). The script itself is not config (nor ever run)."""
     lines = body.split("\n")
     kept: list[str] = []
     found: list[tuple[str, str, int]] = []
@@ -109,7 +110,8 @@ def heredocs(body: str) -> tuple[str, list[tuple[str, str, int]]]:
             found.append(("new", doc, i + 1))
         kept += [""] * (end - i)
         i = end + 1
-    return "\n".join(kept), found
+    body, edits = edit_commands("\n".join(kept))  # sed -i 's/old/new/' f, perl -pi -e …, yq -i '.a.b = v' f
+    return body, found + edits
 
 
 def _replacements(code: str) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ _YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
 _JSON = re.compile(r"""^\s*(?:[{}\[\]],?|"[^"]+"\s*:\s*.+?,?|[\]}]\s*[,)]?)\s*(?:\#.*|//.*)?$""")
 _SHELL = re.compile(r"^\s*(?:#!.*|export\s+[A-Za-z_]\w*=.*|[A-Za-z_][A-Za-z0-9_]*=(?:\S*|\"[^\"]*\"?|'[^']*'?)\s*(?:#.*|\\)?|"
-                    r"--?[A-Za-z][\w-]*.*|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|bash|sh|nsys)\s+"
+                    r"--?[A-Za-z][\w-]*.*|(?:torchrun|python3?|srun|sbatch|mpirun|deepspeed|uv run|bash|sh|nsys|g?sed|perl|yq)\s+"
                     r"(?:\S*\.(?:py|sh)\b|-|\$).*|cd\s+\S+|set\s+-\w+|set\s+(?:-\w*x\w*|--export)\s+(?:-\w+\s+)*[A-Z][A-Z0-9_]+\s+\S.*|"
                     r"setenv\s+[A-Z][A-Z0-9_]+\s+\S.*|source\s+\S+|\)\s*|\$\{?\w+.*|.*\\)$")
 _PYTHON = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\.\w+|\[[^\]]+\])*\.\w+\s*[+]?=\s*\S.*|"
