@@ -46,7 +46,69 @@ def read_python(text: str, source: str) -> CanonicalConfig:
         elif isinstance(node, ast.Call) and id(node) not in refused:
             _python_call(cfg, node, source, mappings)
             _environ_call(cfg, node)
+            _setattr_call(cfg, node, source, aliases, tree)
+        elif isinstance(node, ast.For):
+            _setattr_loop(cfg, node, source, aliases, tree)
     return cfg
+
+
+def _constants(tree: ast.AST) -> dict[str, Any]:
+    """Module-level names bound once to a literal (``KEY = "cuda_graph_modules"``, ``OVERRIDES = {…}``)."""
+    seen: dict[str, int] = {}
+    out: dict[str, Any] = {}
+    for node in getattr(tree, "body", []):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            seen[name] = seen.get(name, 0) + 1
+            ok, value = literal(node.value)
+            if ok:
+                out[name] = value
+    return {k: v for k, v in out.items() if seen[k] == 1}
+
+
+def _setattr_to(cfg: CanonicalConfig, target: ast.AST, name: Any, value: Any, source: str, line: int | None,
+                aliases: dict[str, list[str]] | None) -> None:
+    chain = attr_chain(target) or []
+    if aliases and chain and chain[0] in aliases:
+        chain = aliases[chain[0]] + chain[1:]
+    key = python_key(chain + [name]) if chain and isinstance(name, str) and name.isidentifier() else None
+    if key is not None:
+        cfg.set(key, value, Location(source, line))
+
+
+def _setattr_call(cfg: CanonicalConfig, node: ast.Call, source: str, aliases: dict[str, list[str]] | None,
+                  tree: ast.AST) -> None:
+    """``setattr(cfg.model, "cuda_graph_impl", "local")``, the name also a module constant: an assignment."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3):
+        return
+    name_node, value_node = node.args[1], node.args[2]
+    name = name_node.value if isinstance(name_node, ast.Constant) else \
+        _constants(tree).get(name_node.id) if isinstance(name_node, ast.Name) else None
+    ok, value = literal(value_node)
+    if ok:
+        _setattr_to(cfg, node.args[0], name, value, source, node.lineno, aliases)
+
+
+def _setattr_loop(cfg: CanonicalConfig, node: ast.For, source: str, aliases: dict[str, list[str]] | None,
+                  tree: ast.AST) -> None:
+    """``for k, v in OVERRIDES.items(): setattr(cfg.model, k, v)`` over a literal (or constant) dict."""
+    it, tgt = node.iter, node.target
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
+            and isinstance(tgt, ast.Tuple) and len(tgt.elts) == 2 and all(isinstance(e, ast.Name) for e in tgt.elts)):
+        return
+    base = it.func.value
+    ok, mapping = literal(base) if isinstance(base, ast.Dict) else \
+        (True, _constants(tree).get(base.id)) if isinstance(base, ast.Name) else (False, None)
+    if not ok or not isinstance(mapping, dict):
+        return
+    k_name, v_name = (e.id for e in tgt.elts)
+    for stmt in node.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "setattr" \
+                and len(call.args) == 3 and getattr(call.args[1], "id", None) == k_name \
+                and getattr(call.args[2], "id", None) == v_name:
+            for name, value in mapping.items():
+                _setattr_to(cfg, call.args[0], name, value, source, call.lineno, aliases)
 
 
 def _environ_call(cfg: CanonicalConfig, node: ast.Call) -> None:

@@ -35,6 +35,10 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
     SEARCH/REPLACE edit, else ``kind`` unchanged."""
     if _PATCH_BEGIN.search(body):
         return _apply_patch(body), "diff"
+    if body.lstrip().startswith("[") and '"op"' in body:
+        doc = json_patch(body)
+        if doc is not None:
+            return doc, "json"
     if _SEARCH.search(body) and any(_REPLACE.match(ln) for ln in body.split("\n")):
         return _search_replace(body), "diff"
     if any(_ELIDED.match(ln) for ln in body.split("\n")):
@@ -45,6 +49,31 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
     if kind in ("shell", "auto") and "," in body and re.search(r"\s(?:-m|--multirun)(?:\s|$)", body):
         body = _SWEEP.sub(_first_of_sweep, body)
     return body, kind
+
+
+def json_patch(body: str) -> str | None:
+    """A JSON Patch (RFC 6902: ``[{"op": "replace", "path": "/model/cuda_graph_impl", "value": "local"}]``)
+    as the JSON object its ``add``/``replace`` operations write; None when ``body`` is no patch. A path
+    into a list (``/model/cuda_graph_modules/-``) names no whole value and is skipped."""
+    import json
+
+    try:
+        ops = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(ops, list) and ops and all(isinstance(o, dict) and "op" in o and "path" in o for o in ops)):
+        return None
+    out: dict = {}
+    for op in ops:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in str(op["path"]).split("/")[1:]]
+        if op["op"] not in ("add", "replace") or "value" not in op or not parts or \
+                any(p == "-" or p.isdigit() or not p for p in parts):
+            continue
+        node = out
+        for p in parts[:-1]:
+            node = node.setdefault(p, {}) if isinstance(node.get(p, {}), dict) else {}
+        node[parts[-1]] = op["value"]
+    return json.dumps(out)
 
 
 #: A Hydra override whose value sweeps (``model.cuda_graph_modules=[attn],[attn,mlp]`` under ``-m``).
