@@ -39,6 +39,10 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
         doc = json_patch(body)
         if doc is not None:
             return doc, "json"
+    if body.lstrip().startswith("{") and _PAYLOAD_KEY.search(body):
+        payload = tool_payload(body)
+        if payload is not None:
+            return payload, "auto"
     if _SEARCH.search(body) and any(_REPLACE.match(ln) for ln in body.split("\n")):
         return _search_replace(body), "diff"
     if any(_ELIDED.match(ln) for ln in body.split("\n")):
@@ -49,6 +53,41 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
     if kind in ("shell", "auto") and "," in body and re.search(r"\s(?:-m|--multirun)(?:\s|$)", body):
         body = _SWEEP.sub(_first_of_sweep, body)
     return body, kind
+
+
+#: The argument of an agent's tool call that carries what it writes (an edit's new text, a file's
+#: content, a shell command).
+_PAYLOAD_KEYS = ("new_string", "new_str", "new_text", "replacement", "content", "file_text", "contents", "command",
+                 "cmd", "code", "patch", "input")
+_PAYLOAD_KEY = re.compile(r'"(?:' + "|".join(_PAYLOAD_KEYS) + r')\\?"\s*:')
+
+
+def tool_payload(body: str) -> str | None:
+    """What a tool call written as JSON writes or runs (``{"tool": "edit_file", "new_string": "…"}``,
+    ``{"name": "bash", "arguments": "{\\"command\\": …}"}``): its payload text, or None when
+    ``body`` is no such call. A config file that merely has a ``content`` key is not one: the
+    payload must be a string of more than one word or line."""
+    import json
+
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    for _ in range(3):  # {"input": {...}}, {"function": {"arguments": "{...}"}}
+        if not isinstance(obj, dict):
+            return None
+        for key in _PAYLOAD_KEYS:
+            value = obj.get(key)
+            if isinstance(value, str) and (" " in value.strip() or "\n" in value.strip()):
+                return value
+        inner = obj.get("input") or obj.get("arguments") or obj.get("parameters") or obj.get("function")
+        if isinstance(inner, str):
+            try:
+                inner = json.loads(inner)
+            except (ValueError, RecursionError):
+                return None
+        obj = inner
+    return None
 
 
 def json_patch(body: str) -> str | None:

@@ -41,3 +41,18 @@ def test_a_json_patch_reads_as_what_it_writes():
     assert score_one("dense-te-scoped-bringup", lead + f"{F}json\n{patch}\n{F}\n")["passed"]
     wrong = patch.replace('"value": ["attn"]', '"value": ["attn", "moe"]')
     assert not score_one("dense-te-scoped-bringup", lead + f"{F}json\n{wrong}\n{F}\n")["passed"]
+
+
+def test_a_tool_call_written_as_json_reads_as_its_payload():
+    edit = ('{"tool": "edit_file", "path": "recipe.py", "old_string": "cfg.model.cuda_graph_impl = \\"none\\"", '
+            '"new_string": "cfg.model.cuda_graph_impl = \\"transformer_engine\\"\\ncfg.model.cuda_graph_modules = '
+            '[\\"attn\\"]\\ncfg.rng.te_rng_tracker = True"}')
+    for text in (edit + "\n", f"{F}json\n{edit}\n{F}\n"):
+        cfg = extract_config(text).config
+        assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_modules") == ["attn"]
+    call = ('{"type": "function", "function": {"name": "bash", "arguments": '
+            '"{\\"command\\": \\"torchrun pretrain_gpt.py --cuda-graph-impl local --te-rng-tracker\\"}"}}')
+    assert extract_config(f"{F}json\n{call}\n{F}\n").config.get("model.cuda_graph_impl") == "local"
+    # a config that merely has a one-word "content" key is no tool call
+    cfg = extract_config(f'{F}json\n{{"model": {{"cuda_graph_impl": "local"}}, "content": "x"}}\n{F}\n').config
+    assert cfg.get("model.cuda_graph_impl") == "local"
