@@ -25,7 +25,8 @@ _GROUP_EXT = re.compile(r"(?<!\\)\(((?:[^()\\]|\\.)*)(?<!\\)\)")  # perl / sed -
 _WILD = re.compile(r"\^|\$$|\\s[*+]|\[\[:space:\]\][*+]|\[ \\t\][*+]| [*+]|\.\*|\.\+|\\b")
 _NOT_LITERAL = re.compile(r"(?<!\\)[\[\]|{}?]|\\[dwDWS]")
 _YQ_ASSIGN = re.compile(r"^\s*((?:\.[A-Za-z_][\w-]*)+)\s*=\s*(.+?)\s*$")
-MAX_EDITS = 50
+MAX_EDITS = 50  # edits read per answer block, and substitutions per command
+MAX_SCRIPT = 2000  # characters of one substitution: longer is no settings edit
 
 
 def _literal(regex: str) -> str | None:
@@ -156,8 +157,8 @@ def edit_commands(body: str) -> tuple[str, list[tuple[str, str, int]]]:
                     found.append(("new", "\n".join(overrides), i))
                 continue
             scripts, extended = (_sed_scripts(args) if prog in _SED else (_perl_scripts(args), True))
-            for script in scripts:
-                sub = _substitution(script, extended)
+            for script in scripts[:MAX_EDITS]:
+                sub = _substitution(script, extended) if len(script) <= MAX_SCRIPT else None
                 if sub is None:
                     continue
                 old, new = sub
