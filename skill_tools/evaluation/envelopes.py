@@ -39,6 +39,10 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
         doc = json_patch(body)
         if doc is not None:
             return doc, "json"
+    if kind in ("auto", "yaml", "hcl", "hocon", "conf") and _BRACE_OPEN.search(body):
+        doc = braced_to_yaml(body)
+        if doc is not None:
+            return doc, "yaml"
     if body.lstrip().startswith("{") and _PAYLOAD_KEY.search(body):
         payload = tool_payload(body)
         if payload is not None:
@@ -88,6 +92,38 @@ def tool_payload(body: str) -> str | None:
                 return None
         obj = inner
     return None
+
+
+_BRACE_OPEN = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$", re.M)
+_BRACE_KV = re.compile(r"^([A-Za-z_][\w.-]*)\s*[:=]\s*(.+?)\s*,?\s*$")
+
+
+def braced_to_yaml(body: str) -> str | None:
+    """A config of braced blocks (HOCON ``model { cuda_graph_impl: "local" }``, HCL ``model { x = 1 }``)
+    as the YAML mapping it means; None when a line is neither a block, a ``key: value`` /
+    ``key = value`` pair, a comment nor a closing brace, or the braces do not balance."""
+    out: list[str] = []
+    depth, opened = 0, False
+    for line in body.split("\n"):
+        text = re.sub(r"\s(?://|#).*$", "", line).strip()
+        if not text or text.startswith(("#", "//")):
+            out.append("")
+            continue
+        m = _BRACE_OPEN.match(text)
+        if m:
+            out.append("  " * depth + re.split(r"\s*[:={]", text, maxsplit=1)[0] + ":")
+            depth, opened = depth + 1, True
+            continue
+        if text in ("}", "},"):
+            depth -= 1
+            if depth < 0:
+                return None
+            continue
+        kv = _BRACE_KV.match(text)
+        if kv is None or kv.group(2).endswith("{"):
+            return None
+        out.append("  " * depth + f"{kv.group(1)}: {kv.group(2)}")
+    return "\n".join(out) if opened and depth == 0 else None
 
 
 def json_patch(body: str) -> str | None:

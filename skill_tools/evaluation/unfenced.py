@@ -51,8 +51,12 @@ _SECTION = re.compile(r"^\s*\[[A-Za-z_][\w.]*\]\s*(?:[#;].*)?$|^\s*[A-Za-z_][\w.
 _INI_COMMENT = re.compile(r"^\s*;")
 
 
+#: A braced block's opening line (HOCON, HCL): ``model {``.
+_BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")
+
+
 def code_like(line: str) -> bool:
-    return bool(_SECTION.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+    return bool(_SECTION.match(line) or _BRACE_OPEN.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line) or _DOCKER.match(line))
 
 

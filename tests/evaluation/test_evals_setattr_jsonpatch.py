@@ -56,3 +56,18 @@ def test_a_tool_call_written_as_json_reads_as_its_payload():
     # a config that merely has a one-word "content" key is no tool call
     cfg = extract_config(f'{F}json\n{{"model": {{"cuda_graph_impl": "local"}}, "content": "x"}}\n{F}\n').config
     assert cfg.get("model.cuda_graph_impl") == "local"
+
+
+def test_braced_blocks_read_as_the_mapping_they_mean():
+    from skill_tools.evaluation.envelopes import braced_to_yaml
+
+    hcl = 'model {\n  cuda_graph_impl = "transformer_engine"\n  cuda_graph_modules = ["attn"]\n}\nrng {\n  te_rng_tracker = true\n}\n'
+    cfg = extract_config(f"{F}hcl\n{hcl}{F}\n").config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("rng.te_rng_tracker") is True
+    # HOCON without a fence, after prose: the offloading it keeps is read, and refused with graphs on
+    hocon = ("Switch the impl and keep the offloading:\n\nmodel {\n  cpu_offloading: true\n"
+             "  cuda_graph_impl: \"local\"   # was transformer_engine\n  cuda_graph_modules: [\"attn\"]\n"
+             "  use_te_rng_tracker: true\n}\n\nrng {\n  te_rng_tracker: true\n}\n")
+    assert extract_config(hocon).config.get("model.cpu_offloading") is True
+    assert not score_one("cpu-offload-conflict", hocon)["passed"]
+    assert braced_to_yaml("model {\n  x: 1\n") is None and braced_to_yaml("model {\n  x y z\n}\n") is None
