@@ -49,9 +49,31 @@ MAX_COMMANDS = 20
 _OMITTED = re.compile(r"arguments are required|no subcommand given")
 
 
+#: A variable assignment of a Makefile or shell script: ``SKILL_TOOLS ?= skill-tools``, ``CFG=conf/a.yaml``.
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)\s*(?:\?=|:=|::=|=)\s*([\"']?)([^\s\"'#]+(?:\s+-m\s+skill_tools)?)\2\s*(?:#.*)?$")
+_REFERENCE = re.compile(r"\$\(([A-Za-z_]\w*)\)|\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def _expanded(text: str) -> str:
+    """``text`` with the references to its own single-word variables filled in (``$(SKILL_TOOLS)
+    validate $(CFG)`` in a Makefile), so a command behind a variable is read as the one it runs;
+    a reference to a variable it does not assign stands for a value (``PLACEHOLDER``) when it
+    sits in a line that also names the program."""
+    values = {m.group(1): m.group(3) for m in map(_ASSIGN.match, text.split("\n")) if m}
+    if not values or not any(re.fullmatch(r"(?:\S+/)?skill-tools|python3?\s+-m\s+skill_tools", v) for v in values.values()):
+        return text
+
+    def fill(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2) or m.group(3)
+        return values.get(name, m.group(0))
+
+    lines = [_REFERENCE.sub(fill, line) for line in text.split("\n")]
+    return "\n".join(_REFERENCE.sub("PLACEHOLDER", ln) if _PROGRAM.search(ln) else ln for ln in lines)
+
+
 def invocations(text: str) -> Iterator[tuple[list[str], int]]:
     """(argv after the program name, line number) of each ``skill-tools`` command the answer writes."""
-    lines = text.split("\n")
+    lines = _expanded(text).split("\n")
     fence: str | None = None
     i = 0
     while i < len(lines):

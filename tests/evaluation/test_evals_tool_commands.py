@@ -99,3 +99,20 @@ def test_a_command_held_in_a_string_of_code_is_read():
     check = check_tool_commands(tasks_py, refusal)
     assert check.score == 0.0 and "--recommended" in check.explanation
     assert list(invocations('print("run skill-tools later")')) == []  # a sentence in a string is no command
+
+
+def test_a_command_behind_makefile_variables_is_read_as_the_one_it_runs():
+    makefile = ("CFG ?= conf/moe.yaml\nMCORE ?= 0.19.2\nSKILL_TOOLS ?= skill-tools\n\n"
+                "check:\n\t$(SKILL_TOOLS) validate $(CFG) --mcore-version $(MCORE) --json > out.json\n"
+                "fix:\n\t${SKILL_TOOLS} validate $(CFG) --mcore-version $(MCORE) --fix\n")
+    assert [argv for argv, _ in invocations(makefile)] == [
+        ["validate", "conf/moe.yaml", "--mcore-version", "0.19.2", "--json"],
+        ["validate", "conf/moe.yaml", "--mcore-version", "0.19.2", "--fix"]]
+    bad = check_tool_commands(makefile, refusal)
+    assert bad is not None and bad.score == 0.0 and "--fix" in bad.explanation
+    good = check_tool_commands(makefile.replace(" --fix", " --oracle"), refusal)
+    assert good is not None and good.score == 1.0, good.explanation
+    # a variable it does not assign stands for a value; a file without the program is left alone
+    assert [a for a, _ in invocations("TOOL=skill-tools\n$TOOL validate $OTHER --json\n")] == [
+        ["validate", "PLACEHOLDER", "--json"]]
+    assert list(invocations("CFG=a.yaml\necho $CFG\n")) == []
