@@ -17,7 +17,7 @@ from typing import Sequence
 
 from skill_tools import __version__
 from skill_tools.commands._common import examples_epilog
-from skill_tools.errors import EXIT_BAD_INPUT, SkillToolsError, SkillToolsWarning
+from skill_tools.errors import EXIT_BAD_INPUT, InputError, SkillToolsError, SkillToolsWarning
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -73,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _warn_in_one_line(args.command)
     as_json = bool(getattr(args, "json", False))
     try:
+        refused = module.check_args(args) if hasattr(module, "check_args") else None
+        if refused:
+            raise InputError(refused.split(":", 1)[0], refused.split(":", 1)[-1].strip())
         return int(module.run(args))
     except SkillToolsError as exc:  # one line on stderr; under --json also the error document on stdout
         from skill_tools.commands._common import report_error
@@ -136,7 +139,10 @@ def refusal(argv: Sequence[str]) -> str | None:
             return None
         lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
         return lines[-1] if lines else "invalid arguments"
-    return None if getattr(args, "command", None) else "no subcommand given"
+    if not getattr(args, "command", None):
+        return "no subcommand given"
+    module = importlib.import_module(args._module)
+    return module.check_args(args) if hasattr(module, "check_args") else None  # checks made before it runs
 
 
 @functools.lru_cache(maxsize=None)

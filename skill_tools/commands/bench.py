@@ -114,6 +114,15 @@ def _bridge_cmd(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def check_args(args: argparse.Namespace) -> str | None:
+    """What ``bench`` refuses before it runs anything (``skill-tools`` asks this before ``run``, and
+    the eval scorer asks it of a command an answer writes): ``"--flag: why"``, or None."""
+    if args.warmup < 0 or (args.mode != "inference" and args.warmup < 1):
+        return ("--warmup: a training capture needs at least 1 eager step before it (the first step runs lazy "
+                "initialisation: allocations, NCCL communicators, autotuning, which a graph cannot hold)")
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.mode != "inference" and args.workload not in TRAINING_WORKLOADS:
         raise InputError("--workload", f"{args.workload} is an inference workload",

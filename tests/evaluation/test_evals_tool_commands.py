@@ -116,3 +116,15 @@ def test_a_command_behind_makefile_variables_is_read_as_the_one_it_runs():
     assert [a for a, _ in invocations("TOOL=skill-tools\n$TOOL validate $OTHER --json\n")] == [
         ["validate", "PLACEHOLDER", "--json"]]
     assert list(invocations("CFG=a.yaml\necho $CFG\n")) == []
+
+
+def test_bench_refuses_a_training_capture_without_an_eager_step():
+    # the command refuses it when run (exit 2, before any work), and the scorer hears the same refusal
+    from skill_tools.cli import main
+
+    assert main(["bench", "--warmup", "0", "--dry-run"]) == 2
+    assert "at least 1 eager step" in (refusal(["bench", "--warmup", "0"]) or "")
+    assert refusal(["bench", "--warmup", "1"]) is None
+    assert refusal(["bench", "--mode", "inference", "--warmup", "0"]) is None  # warm-up generations: optional
+    bad = check_tool_commands("```bash\nskill-tools bench --workload dense --warmup 0\n```\n", refusal)
+    assert bad is not None and bad.score == 0.0 and "eager step" in bad.explanation
