@@ -16,13 +16,8 @@ from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.alternatives import check_option_values, check_options
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
-from skill_tools.evaluation.generic import (
-    GENERIC_NOTE,
-    about_cuda_graphs,
-    check_assertion,
-    check_relevance,
-    own_task_set,
-)
+from skill_tools.evaluation.generic import (GENERIC_NOTE, about_cuda_graphs, check_assertion, check_relevance,
+                                            own_task_set)
 from skill_tools.evaluation.outcome import (
     Outcome,
     apply,
