@@ -28,7 +28,7 @@ from skill_tools.evaluation.era_branches import split_by_era
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
-    _PROSE_TO, _RENAMED, _SECTION_WORD, quoted_messages_blanked,
+    _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, quoted_messages_blanked,
 )
 from skill_tools.evaluation.spans import _inline_code, _kv, _message, table_pair_blocks
 
@@ -328,7 +328,7 @@ def _table_blocks(cell) -> Iterator[Block]:
 
 def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "",
                  trail: str = "") -> Iterator[Block]:
-    text = _BULLET_KV.sub(r"\1\2=\3\4", text)  # "- model.use_te_rng_tracker: true" is key=value
+    text = changed_to_new(_BULLET_KV.sub(r"\1\2=\3\4", text))  # "- model.use_te_rng_tracker: true" is key=value
     text = quoted_messages_blanked(text)
     pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "",
                        trail=quoted_messages_blanked(trail) if trail else "")

@@ -160,11 +160,11 @@ def apply(base: CanonicalConfig | None, answer: CanonicalConfig, removed: set[st
 # --------------------------------------------------------------------------------------------
 
 
-def check_diagnosis(ctx: AnswerContext, outcome: Outcome, fix_findings: Callable[[], tuple[set[str], set[str]] | None]) -> list[CheckResult]:
+def check_diagnosis(ctx: AnswerContext, outcome: Outcome, fix_findings: Callable[[], tuple[set[str], set[str], set[str]] | None]) -> list[CheckResult]:
     """The known cause named, and the fix clearing the cause's validator rule on the stated config.
 
     ``fix_findings`` returns (rules the stated config breaks, rules it breaks with the answer's
-    settings applied), or None when nothing could be validated."""
+    settings applied, the keys those settings change), or None when nothing could be validated."""
     cause = str(outcome.spec["cause"])
     sig = _signature(cause)
     named = check_concept(ctx, {"name": f"cause {cause}", "any": list(outcome.spec["terms"])})
@@ -180,6 +180,10 @@ def check_diagnosis(ctx: AnswerContext, outcome: Outcome, fix_findings: Callable
         return out
     if not ctx.answer_keys:
         out.append(CheckResult("diagnosis", f"fix clears {rule}", 0.0, "the answer writes no setting that fixes it"))
+    elif not _touches(found[2], rule):
+        out.append(CheckResult("diagnosis", f"fix clears {rule}", None,
+                               f"not read: the settings read from the answer leave the keys of rule {rule} as stated "
+                               "(its fix is not in a form the reader takes)"))
     elif rule in found[1]:
         out.append(CheckResult("diagnosis", f"fix clears {rule}", 0.0,
                                f"the answer's settings leave rule {rule} in place (the cause is not fixed)", fatal=True))
@@ -187,6 +191,19 @@ def check_diagnosis(ctx: AnswerContext, outcome: Outcome, fix_findings: Callable
         out.append(CheckResult("diagnosis", f"fix clears {rule}", 1.0,
                                f"with the answer's settings the stated config no longer breaks {rule}"))
     return out
+
+
+def _touches(changed: set[str], rule: str) -> bool:
+    """The answer changes a stated key the rule reads, or the implementation: a fix that leaves the
+    rule in place is then the answer's own; otherwise the reader missed the fix, and it is not judged."""
+    from skill_tools.rules.catalog import load
+
+    try:
+        keys = set(load().by_id(rule).keys)
+    except KeyError:
+        return True
+    keys |= {"model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph"}
+    return bool(keys & changed)
 
 
 @lru_cache(maxsize=64)

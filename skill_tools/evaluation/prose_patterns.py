@@ -55,6 +55,18 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
 #: A config section named right before a bare key ("dataset pad_to_max_length = False").
 _SECTION_WORD = re.compile(r"\b(" + "|".join(SECTIONS) + r")\s+$", re.I)
 
+#: "changing `recompute_modules=["moe", "layernorm"]` to `["layernorm", "moe_act"]`": the key
+#: keeps its name, the value after "to" is the one asked for.
+_CHANGED_TO = re.compile(r"\b((?:chang|switch|replac|edit|updat|turn|flip|bump|lower|rais|go)\w*(?:\s+from)?)\s+(?:the\s+)?"
+                         r"`((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)\s*=\s*[^`\n]+`\s+(?:to|with|into|→|->)\s+"
+                         r"`(?!(?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*=)([^`\n]+)`", re.I)
+
+
+def changed_to_new(text: str) -> str:
+    """"change `k=old` to `new`" as "change `k=new`": the old value is what is there, not advice."""
+    return _CHANGED_TO.sub(lambda m: f"{m.group(1)} `{m.group(2)}={m.group(3)}`", text)
+
+
 def quoted_messages_blanked(text: str) -> str:
     """``text`` with quoted messages blanked (offsets kept): ("--cuda-graph-scope and
     --cuda-graph-modules cannot be used together.") is what a library prints, not settings. Double

@@ -30,7 +30,7 @@ from skill_tools.evaluation.outcome import (
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, restated_keys, run_check
-from skill_tools.evaluation.precedence import graphs_on
+from skill_tools.evaluation.precedence import LIST_KEYS, graphs_on
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
@@ -178,9 +178,10 @@ class Scorer:
                 before = self._validate(probe, stated, era) if stated.values else None
                 if ctx.extraction.unsafe or not before or "skipped" in before:
                     return None
-                after = self._validate(ctx.extraction, apply(stated, ctx.config), era) or {}
+                fixed = apply(stated, ctx.config)
+                after = self._validate(ctx.extraction, fixed, era) or {}
                 rules = lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}  # noqa: E731
-                return rules(before), rules(after)
+                return rules(before), rules(after), {k for k, v in fixed.values.items() if stated.get(k) != v}
             checks = check_diagnosis(ctx, outcome, fix_findings)
         elif outcome.kind == "decision":
             checks = check_decision(ctx, outcome)
@@ -230,6 +231,10 @@ class Scorer:
                 if b.cfg is not None and b.error is None and b.origin != WORDS and b.role == SUGGESTED:
                     for key, value in b.cfg.values.items():
                         cfg.set(key, value)
+            if setup.graph_impl and setup.graph_modules and not any(cfg.has(k) for k in LIST_KEYS):
+                cfg.set("model.cuda_graph_impl", cfg.get("model.cuda_graph_impl") or setup.graph_impl)
+                cfg.set("model.cuda_graph_scope" if setup.era == "legacy" else "model.cuda_graph_modules",
+                        list(setup.graph_modules))
             self._stated_cache[task.id] = cfg
         return self._stated_cache[task.id]
 

@@ -38,6 +38,12 @@ _PAR_RE = re.compile(r"\b(TP|PP|EP|CP)\s*[=:]?\s*(\d{1,3})\b")
 _TE_GRAPHS = re.compile(r"\b(?:TE|Transformer Engine)[- ](?:scoped\s+|layer\s+)?(?:CUDA[- ])?graphs?\b|"
                         r"cuda[-_]graph[-_]impl\W{1,3}transformer[-_]engine", re.I)
 
+#: "TE CUDA graphs on attn, moe_router, moe_preprocess": the modules of the run that failed (a
+#: wish, "want TE graphs on attn", is not a run).
+_MODULE = r"(?:attn|mlp|moe_router|moe_preprocess|moe|mamba)"
+_TE_MODULES = re.compile(r"(?<!want )(?<!like )(?<!to add )\b(?:TE|Transformer Engine)[- ](?:scoped\s+)?(?:CUDA[- ])?graphs?\s+"
+                         rf"(?:on|over|for)\s+`?({_MODULE}`?(?:\s*(?:,|and|,\s*and)\s*`?{_MODULE}`?)*)\b", re.I)
+
 
 @dataclass
 class Setup:
@@ -47,6 +53,8 @@ class Setup:
     stated: list[str] = field(default_factory=list)  # what was read, and from where
     #: the CUDA-graph implementation the user runs, as the question states it (None: not stated)
     graph_impl: str | None = None
+    #: the modules those graphs capture, as the question names them (empty: not stated)
+    graph_modules: list[str] = field(default_factory=list)
     #: the question says whether the model is MoE or dense (else a config capturing MoE modules
     #: is judged on an MoE model: "a second recipe uses moe_router" is about that recipe's model)
     model_stated: bool = True
@@ -116,6 +124,10 @@ def task_setup(task_data: dict[str, Any]) -> Setup:
         # a diagnosis task describes the run that failed; a bring-up task's "enable TE graphs" is a wish
         setup.graph_impl = "transformer_engine"
         setup.stated.append("runs TE CUDA graphs (question)")
+        m = _TE_MODULES.search(question)
+        if m:
+            setup.graph_modules = re.findall(_MODULE, m.group(1))
+            setup.stated.append(f"TE graphs on {', '.join(setup.graph_modules)} (question)")
     for name, n in _PAR_RE.findall(question):
         model.setdefault(_PAR[name].split(".", 1)[1], int(n))
     if not model:

@@ -110,6 +110,9 @@ CASES += [
     ("capture-fails-stale-stream", "stale-stream-fresh-stream",
      "Build DDP on its own side stream:\n\n```python\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n"
      "    model = build_model()\n```\n", STALE_OK),
+    ("capture-fails-stale-stream", "stale-stream-more-warmup",
+     "Lazy set-up runs during capture. Give it more eager steps first:\n\n```python\n"
+     "cfg.model.cuda_graph_warmup_steps = 10\n```\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),
     ("diagnose-teardown-hang", "teardown-nccl-watchdog-env",
      TEARDOWN_OK + "\nAnd `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=60` so the watchdog kills it.\n", TEARDOWN_OK),
     ("diagnose-nan-after-graphs", "nan-full-iteration-dropless-moe",
