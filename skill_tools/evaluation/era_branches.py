@@ -6,6 +6,8 @@ Bridge's own test ``hasattr(cfg.model, "cuda_graph_modules")``. Read as one bloc
 keys merge into a config no megatron-core accepts. :func:`split_by_era` parses the code (``ast``,
 never run) and returns the code outside such ``if`` statements (no era) and each branch's body
 (dedented) with the era its test selects; code without a version test returns ``[]``.
+:func:`era_split` also reads the other way agents hedge in one block: sections headed by a comment
+that names one era (``# megatron-core 0.18+`` … ``# 0.16-0.17`` … ``# both eras``).
 """
 
 from __future__ import annotations
@@ -90,3 +92,33 @@ def split_by_era(source: str) -> list[tuple[str | None, str]]:
             rest[i] = ""
         rest[node.lineno - 1] = indent + "pass"
     return [(None, "\n".join(rest))] + out
+
+
+#: A section header: a whole-line comment (``#`` or ``//``) at the block's left margin.
+_HEADER = re.compile(r"^(?:#|//)\s*(?P<text>.*)$")
+
+
+def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
+    """Python's version tests (:func:`split_by_era`), else comment-headed sections when their
+    headers name both eras; ``[]`` when the block is one era's (or no era's) code."""
+    from skill_tools.evaluation.polarity import era_of
+
+    branches = split_by_era(body) if kind == "python" else []
+    if branches or kind not in ("python", "yaml", "shell"):
+        return branches
+    lines = body.split("\n")
+    starts: list[tuple[int, str | None]] = []
+    for i, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m and (i == 0 or not lines[i - 1].strip()) and not (m.group("text").split("=")[0].strip().isidentifier()):
+            starts.append((i, era_of(m.group("text"))))
+    if {era for _, era in starts} < {LEGACY, CURRENT} and {LEGACY, CURRENT} - {era for _, era in starts}:
+        return []
+    out: list[tuple[str | None, str]] = []
+    if starts and starts[0][0] > 0:
+        out.append((None, "\n".join(lines[:starts[0][0]])))
+    for n, (i, era) in enumerate(starts):
+        end = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
+        # keep the line count: blank the lines outside the section (locations stay the block's)
+        out.append((era, "\n".join(lines[k] if i <= k < end else "" for k in range(len(lines)))))
+    return [(era, code) for era, code in out if code.strip()]

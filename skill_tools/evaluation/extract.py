@@ -21,24 +21,8 @@ from typing import Any
 
 from skill_tools.config.model import CanonicalConfig, Location
 from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the scorer's vocabulary)
-    COUNTEREXAMPLE,
-    MAX_ANSWER_CHARS,
-    MAX_BLOCK_CHARS,
-    MAX_BLOCKS,
-    MAX_NESTING,
-    MAX_YAML_ALIASES,
-    REJECTED,
-    SUGGESTED,
-    WORDS,
-    _DANGER_TEXT,
-    _HYDRA_TOKEN,
-    Block,
-    Finding,
-    _env_pairs,
-    _guess_kind,
-    _shell_blocks,
-    _snippet,
-    screen,
+    COUNTEREXAMPLE, MAX_ANSWER_CHARS, MAX_BLOCK_CHARS, MAX_BLOCKS, MAX_NESTING, MAX_YAML_ALIASES, REJECTED, SUGGESTED,
+    WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
 )
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
@@ -72,9 +56,15 @@ class Extraction:
         by_line: dict[int, int] = {}  # one option per line: "(0.18+: `x=1`), with the NaN checks off" is one option
         last_option: int | None = None  # the labelled option of the last option offered in prose
 
+        last_group: int | None = None  # the fence of the last option offered in a block
+
         def offer(b: Block) -> None:
-            nonlocal last_option
+            nonlocal last_option, last_group
             prose = b.origin in _PROSE_ORIGINS + (WORDS,)
+            if not prose and b.group and b.group == last_group:
+                _merge(alts[-1], b.cfg)  # one fence's era sections ("# 0.18+", "# both eras") are one option
+                return
+            last_group = None if prose else b.group
             if prose and b.line not in by_line and b.option is not None and alts and last_option == b.option \
                     and _continues(alts[-1], b.cfg):
                 by_line[b.line] = len(alts) - 1  # "### Option 2": its table row, then "For both: …"

@@ -24,12 +24,12 @@ from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarit
                                              wrapped_lead, wrapped_trail)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
-from skill_tools.evaluation.era_branches import split_by_era
+from skill_tools.evaluation.era_branches import era_split
 from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
-    _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, quoted_messages_blanked,
-)
+    _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
+from skill_tools.evaluation.doc_fences import as_fences
 from skill_tools.evaluation.spans import _inline_code, _kv, _message, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -43,7 +43,7 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 
 
 def _locate(text: str) -> Iterator[Block]:
-    text = notebook_as_markdown(text) or text  # a notebook is read as the Markdown and code its cells hold
+    text = as_fences(notebook_as_markdown(text) or text)  # a notebook's cells, other formats' code blocks: Markdown
     lines = text.split("\n")
     quoted = [ln for ln in lines if _QUOTE.match(ln) and ln.strip(" >")]
     if len(quoted) * 2 > len([ln for ln in lines if ln.strip()]):  # a review thread: the quotes are the answer
@@ -94,13 +94,9 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))
     comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":") and ln.count("(") <= ln.count(")")),
                    heads[0] if heads else "")  # "(Alternative if …:" opens an aside over the next lines
-    comment = "" if len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":") else comment  # a sentence, not a label
-    return intro_polarity(_last_sentence(lead), comment, section_era)
-
-
-def _last_sentence(text: str) -> str:
-    parts = re.split(r"(?<=[.!?])\s+", text.strip())
-    return parts[-1] if parts else ""
+    comment = "" if (len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":")) or era_split(body, "shell") \
+        else comment  # a sentence, not a label; a header of one of the block's era sections, not of the block
+    return intro_polarity(last_sentence(lead), comment, section_era)
 
 
 def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block]:
@@ -151,7 +147,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         kind = "python" if _python_literal_code(body) else \
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
-        branches = split_by_era(body) if kind == "python" else []  # if mcore < 0.18: … else: …
+        branches = era_split(body, kind)  # if mcore < 0.18: … else: …; "# 0.16-0.17" … "# 0.18+" sections
         for era, code in branches:
             part = Block(kind, code, line, "fenced", role)
             part.era = era

@@ -1,14 +1,12 @@
 """What an answer says about each setting it writes down: recommended, rejected, alternative, and
 for which MCore era.
 
-A setting's polarity is decided from its own clause (the words around it up to the nearest
-clause break: ``;``, a parenthesis, ``but``, ``instead of``, ``rather than``, ``whereas``) and,
-for a fenced block, from the sentence that introduces it: never from words anywhere earlier in
-the answer. "Set X=1 instead of Y=2" recommends X and rejects Y; "X=2 is rejected on 0.16"
-rejects X; "(Y on 0.16-0.17)" is an era-specific spelling; "drop-and-pad" is not a negation.
-
-Everything here is linear in the text's length: a line's clause breaks are found once, and a
-setting's clause is located by bisection.
+A setting's polarity is decided from its own clause (the words around it up to the nearest clause
+break: ``;``, a parenthesis, ``but``, ``instead of``, ``rather than``, ``whereas``) and, for a fenced
+block, from the sentence that introduces it: never from words anywhere earlier in the answer. "Set
+X=1 instead of Y=2" recommends X and rejects Y; "X=2 is rejected on 0.16" rejects X; "(Y on
+0.16-0.17)" is an era-specific spelling; "drop-and-pad" is not a negation. Everything here is linear
+in the text's length: a line's clause breaks are found once, a setting's clause found by bisection.
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ LEGACY, CURRENT = "legacy", "current"
 _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+`|`[^`\n]+`\s+on\s+(?:megatron-core\s+|mcore\s+|core\s+)?v?0\.\d|"
                     r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change|run|launch|start)\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
-_SENTENCE = re.compile(r"[.!?](?=\s|$)")
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_SENTENCE, _CODE_SPAN = re.compile(r"[.!?](?=\s|$)"), re.compile(r"`[^`\n]+`")
 #: Words before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
     r"\b(?:don'?t|do not|does not|never|avoid|"

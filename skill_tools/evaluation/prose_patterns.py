@@ -67,6 +67,11 @@ def changed_to_new(text: str) -> str:
     return _CHANGED_TO.sub(lambda m: f"{m.group(1)} `{m.group(2)}={m.group(3)}`", text)
 
 
+def last_sentence(text: str) -> str:
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())
+    return parts[-1] if parts else ""
+
+
 def quoted_messages_blanked(text: str) -> str:
     """``text`` with quoted messages blanked (offsets kept): ("--cuda-graph-scope and
     --cuda-graph-modules cannot be used together.") is what a library prints, not settings. Double

@@ -30,8 +30,8 @@ from skill_tools.evaluation.outcome import (
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, restated_keys, run_check
-from skill_tools.evaluation.precedence import LIST_KEYS, graphs_on
-from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup
+from skill_tools.evaluation.precedence import graphs_on
+from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
     DEFAULT_THRESHOLD,
@@ -179,8 +179,8 @@ class Scorer:
                 if ctx.extraction.unsafe or not before or "skipped" in before:
                     return None
                 fixed = apply(stated, ctx.config)
-                after = self._validate(ctx.extraction, fixed, era) or {}
-                rules = lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}  # noqa: E731
+                after, rules = self._validate(ctx.extraction, fixed, era) or {}, \
+                    lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}
                 return rules(before), rules(after), {k for k, v in fixed.values.items() if stated.get(k) != v}
             checks = check_diagnosis(ctx, outcome, fix_findings)
         elif outcome.kind == "decision":
@@ -231,11 +231,7 @@ class Scorer:
                 if b.cfg is not None and b.error is None and b.origin != WORDS and b.role == SUGGESTED:
                     for key, value in b.cfg.values.items():
                         cfg.set(key, value)
-            if setup.graph_impl and setup.graph_modules and not any(cfg.has(k) for k in LIST_KEYS):
-                cfg.set("model.cuda_graph_impl", cfg.get("model.cuda_graph_impl") or setup.graph_impl)
-                cfg.set("model.cuda_graph_scope" if setup.era == "legacy" else "model.cuda_graph_modules",
-                        list(setup.graph_modules))
-            self._stated_cache[task.id] = cfg
+            self._stated_cache[task.id] = with_stated_graphs(cfg, setup)
         return self._stated_cache[task.id]
 
     def _context_rules(self, task: Task, setup: Setup, ex: Extraction, era: Era) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY
+from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import Extraction
 from skill_tools.evaluation.precedence import IMPL_KEYS, LIST_KEYS, writes
 
@@ -147,3 +148,12 @@ def keep_stated_impl(ex: Extraction, setup: Setup) -> None:
     if setup.graph_impl and not any(ex.config.has(k) for k in IMPL_KEYS) and \
             writes(ex.blocks, LIST_KEYS, suggested_only=True):
         ex.config.set("model.cuda_graph_impl", setup.graph_impl)
+
+
+def with_stated_graphs(cfg: CanonicalConfig, setup: Setup) -> CanonicalConfig:
+    """The stated config with the graphs of the run that failed, where the question names their
+    modules in words and writes no module list: the fix of a diagnosis is laid over that run."""
+    if setup.graph_impl and setup.graph_modules and not any(cfg.has(k) for k in LIST_KEYS):
+        cfg.set("model.cuda_graph_impl", cfg.get("model.cuda_graph_impl") or setup.graph_impl)
+        cfg.set("model.cuda_graph_scope" if setup.era == "legacy" else "model.cuda_graph_modules", list(setup.graph_modules))
+    return cfg

@@ -1,0 +1,107 @@
+"""Code regions of other document formats, read as the Markdown fences they mean.
+
+Answers arrive as man pages, org-mode notes, LaTeX reports, wiki pages and forum posts; each marks
+code its own way (roff ``.nf``/``.fi``, ``#+BEGIN_SRC yaml``, ``\\begin{lstlisting}``, ``{code:yaml}``,
+``<syntaxhighlight lang="yaml">``, ``@example``, ``{{{ … }}}``, ``[code]``, ``.. code-block:: yaml``).
+Read line by line as prose, the settings of such a block lose their grouping: one option's lines
+become separate sentences, each judged on its own. :func:`as_fences` turns each marker line into a
+Markdown fence line, so the block is read like any fenced block, with its language where the marker
+names one. Line numbers are kept (one marker line becomes one fence line; an indented reST block
+is closed on the blank line after it), so every location still points at the answer's own line.
+Markers inside an existing Markdown fence are left alone (a Markdown answer quoting an org file).
+"""
+
+from __future__ import annotations
+
+import re
+
+_MD_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+#: (opening line, closing line); group "lang" of the opening names the language where it can.
+_PAIRS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"^\.(?:nf|EX)\s*$"), re.compile(r"^\.(?:fi|EE)\s*$")),  # roff
+    (re.compile(r"^\s*#\+begin_(?:src|example)(?:\s+(?P<lang>[\w+-]+))?.*$", re.I),
+     re.compile(r"^\s*#\+end_(?:src|example)\s*$", re.I)),  # org-mode
+    (re.compile(r"^\s*\\begin\{(?:verbatim|lstlisting|minted|Verbatim)\}(?:\[[^\]]*\])?(?:\{(?P<lang>[\w+-]+)\})?\s*$"),
+     re.compile(r"^\s*\\end\{(?:verbatim|lstlisting|minted|Verbatim)\}\s*$")),  # LaTeX
+    (re.compile(r"^\s*\{(?:code|noformat)(?::(?:language=)?(?P<lang>[\w+-]+))?[^}]*\}\s*$"),
+     re.compile(r"^\s*\{(?:code|noformat)\}\s*$")),  # Confluence / Jira wiki
+    (re.compile(r"^\s*<(?:syntaxhighlight|source)(?:\s+lang=[\"']?(?P<lang>[\w+-]+)[\"']?)?[^>]*>\s*$", re.I),
+     re.compile(r"^\s*</(?:syntaxhighlight|source)>\s*$", re.I)),  # MediaWiki
+    (re.compile(r"^\s*<(?:code|file)\s+(?P<lang>[\w+-]+)(?=[\s>])[^>=]*>\s*$", re.I), re.compile(r"^\s*</(?:code|file)>\s*$", re.I)),  # DokuWiki
+    (re.compile(r"^\s*<(?:pre|code)(?:\s+class=[\"']?(?:language-)?(?P<lang>[\w+-]+)[\"']?)?[^>]*>\s*$", re.I),
+     re.compile(r"^\s*</(?:pre|code)>\s*$", re.I)),  # HTML
+    (re.compile(r"^@(?:example|smallexample|verbatim|lisp)\s*$"),
+     re.compile(r"^@end\s+(?:example|smallexample|verbatim|lisp)\s*$")),  # Texinfo
+    (re.compile(r"^\s*\{\{\{\s*(?:#!(?P<lang>[\w+-]+))?\s*$"), re.compile(r"^\s*\}\}\}\s*$")),  # Trac / MoinMoin
+    (re.compile(r"^\s*\[code(?:=(?P<lang>[\w+-]+))?\]\s*$", re.I), re.compile(r"^\s*\[/code\]\s*$", re.I)),  # BBCode
+    (re.compile(r"^=begin\s+(?:code|text)\s*(?P<lang>[\w+-]+)?\s*$"), re.compile(r"^=end\s+(?:code|text)\s*$")),  # POD
+]
+#: reST: a directive, a blank line, then an indented block that ends at the first line indented less.
+_RST = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>[\w+-]+)?\s*$")
+
+
+#: A man page (``.TH``/``.SH`` requests) and the roff escapes its text is written with.
+_ROFF = re.compile(r"^\.(?:TH|SH)\s", re.M)
+_ROFF_ESCAPES = {r"\(dq": '"', r"\(aq": "'", r"\(en": "\u2013", r"\(em": "\u2014", r"\-": "-", r"\(ti": "~",
+                 r"\(lq": '"', r"\(rq": '"', r"\e": "\\", r"\&": ""}
+
+
+def as_fences(text: str) -> str:
+    """``text`` with other formats' code markers as Markdown fence lines (same line count); a man
+    page's escapes (``\\(dq``, ``\\-``, ``\\(en``) as the characters they print."""
+    if _ROFF.search(text):
+        for escape, char in _ROFF_ESCAPES.items():
+            text = text.replace(escape, char)
+    lines = text.split("\n")
+    out = list(lines)
+    i, in_md = 0, False
+    while i < len(lines):
+        line = lines[i]
+        if _MD_FENCE.match(line):
+            in_md = not in_md
+            i += 1
+            continue
+        if in_md:
+            i += 1
+            continue
+        j = _pair_end(lines, i, out) or _rst_end(lines, i, out)
+        i = j if j else i + 1
+    return "\n".join(out)
+
+
+def _pair_end(lines: list[str], i: int, out: list[str]) -> int | None:
+    for opening, closing in _PAIRS:
+        m = opening.match(lines[i])
+        if not m:
+            continue
+        for j in range(i + 1, len(lines)):
+            if closing.match(lines[j]):
+                out[i] = "```" + (m.groupdict().get("lang") or "")
+                out[j] = "```"
+                return j + 1
+            if opening.match(lines[j]) or _MD_FENCE.match(lines[j]):
+                break  # another opening first: not a pair
+        return None
+    return None
+
+
+def _rst_end(lines: list[str], i: int, out: list[str]) -> int | None:
+    m = _RST.match(lines[i])
+    if not m or i + 2 >= len(lines) or lines[i + 1].strip():
+        return None
+    base = len(m.group(1))
+    j = i + 2
+    while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > base:
+        j += 1
+    if j == i + 2:
+        return None
+    out[i] = "```" + (m.group("lang") or "")
+    if j < len(lines) and not lines[j].strip():
+        out[j] = "```"
+    elif j == len(lines):
+        out.append("```")
+    else:
+        out[i] = lines[i]  # the block is followed directly by text: no line to close it on
+        return None
+    return j + 1
