@@ -22,7 +22,8 @@ _PROSE_QUOTED = re.compile(
 #: A flag's values in a sentence: up to four tokens, none an English joining word and none in another
 #: script (a value is an identifier, a number or a path; "--rl-persist-cuda-graphs μόνο όταν" is prose).
 _FLAG_VALUE = r"(?:[ =](?!--|(?:and|or|to|with|on|for|in|the|a|an|if|is|are|plus|then|but|together|alongside|instead|" \
-              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while)\b)" \
+              r"when|where|so|because|which|that|as|at|by|from|into|only|also|both|too|now|here|there|so|while|cannot|can|must|" \
+              r"should|be|will|would|may|might|not|does|do|has|have|was|were|needs?|requires?|takes?)\b)" \
               r"[^\s`,;()\"'\u0080-\uffff]*[^\s`,;()\"'.\u0080-\uffff]){0,4}"
 _PROSE_FLAGS = re.compile(r"(?<![\w`-])--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE +
                           r"(?:\s+--[a-z][a-z0-9]*-[a-z0-9-]+" + _FLAG_VALUE + r")*")

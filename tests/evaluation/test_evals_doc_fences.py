@@ -95,3 +95,10 @@ def test_an_offered_fence_with_era_sections_is_one_option():
     (option,) = ex.alternatives
     assert option.get("model.cuda_graph_impl") == "full_iteration"
     assert option.get("rerun_state_machine.check_for_nan_in_loss") is False
+
+
+def test_a_flag_named_in_a_wrapped_quoted_message_takes_no_words_as_values():
+    text = ('  * setting it together is an error (Megatron-LM CLI: "--cuda-graph-scope and --cuda-graph-modules cannot be\n'
+            '    used together."), which is why the codemod writes the new key alone.\n')
+    cfg = extract_config(text).config
+    assert "cannot" not in str(cfg.get("model.cuda_graph_modules")), cfg.values
