@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from skill_tools.evaluation.unfenced import code_like
 
-RECOMMENDED, REJECTED, ALTERNATIVE = "suggested", "counterexample", "alternative"
+RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
 #: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
 DESCRIBED = "described"
@@ -26,7 +26,6 @@ IF_CASE = "spells out an if-clause's case, in an aside"
 #: How far (characters) a clause or sentence reaches on each side of a setting: a negation 300
 #: characters back in an unbroken run-on line is not about it, and the bound keeps scoring linear.
 WINDOW = 300
-LEGACY, CURRENT = "legacy", "current"
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
 _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+`|`[^`\n]+`\s+on\s+(?:megatron-core\s+|mcore\s+|core\s+)?v?0\.\d|"
@@ -35,7 +34,7 @@ _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whe
 _SENTENCE, _CODE_SPAN = re.compile(r"[.!?](?=\s|$)"), re.compile(r"`[^`\n]+`")
 #: Words before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
-    r"\b(?:don'?t|do not|does not|never|avoid|"
+    r"\b(?<!that )(?<!which )(?:don'?t|do not|does not|never|avoid|"  # "modules that don't cover the router": the object's
     r"(?:cannot|can'?t|can not|must not|mustn'?t|should not|shouldn'?t)\s+(?:\w+ly\s+)?(?:use|set|enable|turn on|pass|keep|add|apply)|"
     r"replaced|removed|renamed|migrated (?:away )?from|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
@@ -188,9 +187,9 @@ class LinePolarity:
             return Polarity(REJECTED, era, "the old side of an arrow")
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
-        if _DESCRIBES.search(text[max(lo, start - 90):start]):
-            return Polarity(DESCRIBED, era, "what a library does, not advice")
         aside = self._aside_opener(start)
+        if _DESCRIBES.search(text[max(lo, start - 90):start]) or (aside is not None and _DESCRIBES.search(aside + "(")):
+            return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
@@ -292,12 +291,13 @@ _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|re
                         # another frontend's spelling of the same setting: "The Megatron-LM equivalent is `--x`"
                         r"(?:megatron-lm|bridge|nemo|cli|command-line|yaml|hydra|python)(?:'s)?\s+(?:equivalent|spelling|counterpart)"
                         r"(?:\s+(?:flag|key|override))?\s+(?:is|would be|reads)\s*:?|"
-                        # what a third party writes: "Stock Bridge recipes set `x`", "the base recipe (…) sets `x`"
+                        # what a third party writes: "Stock recipes set `x`", "the base recipe (…) sets `x`", "… recomputes layers (`x`)"
                         r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )(?<!\bmake )(?<!\bhave )(?<!\blet )"
                         r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their|your|our|my)\s+)+(?:[\w.-]+\s+){0,4}"
                         r"(?:recipes?|scripts?|examples?|config|yaml)"
-                        r"(?:\s*\([^()]{0,40}\))?\s+(?:already\s+|also\s+)?(?:set|sets|write|writes|ship|ships|use|uses))"
-                        r"\s+(?:that\s+)?[`'\"]?$", re.I)
+                        r"(?:\s*\([^()]{0,40}\))?\s+(?:already\s+|also\s+)?(?:set|sets|write|writes|ship|ships|use|uses|"
+                        r"(?!needs|requires|wants|expects|lacks|misses|gets)[a-z]+s(?:\s+[\w-]+){0,4}\s*\())"
+                        r"\s*(?:that\s+)?[`'\"]?$", re.I)
 #: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it

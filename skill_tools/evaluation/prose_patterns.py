@@ -51,7 +51,10 @@ _NOT_VALUES = frozenset({"the", "a", "an", "be", "use", "make", "get", "avoid", 
                          "lower", "fit", "see", "check", "confirm", "skip", "gain", "recover", "ensure", "test",
                          "verify", "isolate", "narrow", "bisect", "rule", "work", "force", "restore", "silence",
                          "suppress", "reclaim", "shave", "trade", "spare", "unblock", "mitigate",
-                         "measure", "compare", "trigger", "reproduce", "satisfy", "stay"})
+                         "measure", "compare", "trigger", "reproduce", "satisfy", "stay",
+                         # "`moe_preprocess` as above", "as shown", "as before": a reference, not a value
+                         "above", "below", "shown", "follows", "usual", "described", "needed", "required", "well",
+                         "before", "after", "expected", "written", "planned"})
 
 #: A config section named right before a bare key ("dataset pad_to_max_length = False").
 _SECTION_WORD = re.compile(r"\b(" + "|".join(SECTIONS) + r")\s+$", re.I)

@@ -102,3 +102,17 @@ def test_a_flag_named_in_a_wrapped_quoted_message_takes_no_words_as_values():
             '    used together."), which is why the codemod writes the new key alone.\n')
     cfg = extract_config(text).config
     assert "cannot" not in str(cfg.get("model.cuda_graph_modules")), cfg.values
+
+
+def test_what_a_stock_recipe_does_spelled_out_in_a_parenthesis_is_described():
+    text = ('Recompute: the stock recipe recomputes whole layers (`recompute_granularity="full"`). Switch to '
+            'selective recompute with modules that don\'t cover the router, e.g. `recompute_granularity="selective"`, '
+            '`recompute_modules=["moe_act", "layernorm"]`.\n')
+    cfg = extract_config(text).config
+    assert cfg.get("model.recompute_granularity") == "selective"
+    assert cfg.get("model.recompute_modules") == ["moe_act", "layernorm"]
+    assert "model.recompute_granularity" not in extract_config("Your config needs (`recompute_granularity=\"full\"`).").counter_config.values
+
+
+def test_as_above_is_a_reference_not_a_value():
+    assert not extract_config("2. `moe_router` + `moe_preprocess` as above, then A/B.\n").config.has("model.moe_preprocess")
