@@ -15,6 +15,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from skill_tools.evaluation.described import _DESCRIBES, _MODULE_NEEDS
 from skill_tools.evaluation.unfenced import code_like
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -188,7 +189,8 @@ class LinePolarity:
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
         aside = self._aside_opener(start)
-        if _DESCRIBES.search(text[max(lo, start - 90):start]) or (aside is not None and _DESCRIBES.search(aside + "(")):
+        if _DESCRIBES.search(text[max(lo, start - 90):start]) or (aside is not None and _DESCRIBES.search(aside + "(")) \
+                or _MODULE_NEEDS.search(text[max(lo, start - 120):start]):  # "`moe` needs drop-and-pad: `x` and `y`"
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and _CONDITION.search(aside):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
@@ -285,19 +287,6 @@ _JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)
 _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")
 #: The verdict an arrow may lead to: "`x` on 0.16 → rejected", "→ fails", "→ ❌".
 _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupported|crash(?:es)?|asserts?|❌|✗|✘)"
-#: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
-_DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
-                        r"defaults to|already (?:has|sets|uses)|"
-                        # another frontend's spelling of the same setting: "The Megatron-LM equivalent is `--x`"
-                        r"(?:megatron-lm|bridge|nemo|cli|command-line|yaml|hydra|python)(?:'s)?\s+(?:equivalent|spelling|counterpart)"
-                        r"(?:\s+(?:flag|key|override))?\s+(?:is|would be|reads)\s*:?|"
-                        # what a third party writes: "Stock recipes set `x`", "the base recipe (…) sets `x`", "… recomputes layers (`x`)"
-                        r"(?<!\w)(?<!\bin )(?<!\bfor )(?<!\bto )(?<!\bon )(?<!\bof )(?<!\bmake )(?<!\bhave )(?<!\blet )"
-                        r"(?:(?:stock|bridge|nvidia|upstream|megatron-lm|the|these|those|their|your|our|my)\s+)+(?:[\w.-]+\s+){0,4}"
-                        r"(?:recipes?|scripts?|examples?|config|yaml)"
-                        r"(?:\s*\([^()]{0,40}\))?\s+(?:already\s+|also\s+)?(?:set|sets|write|writes|ship|ships|use|uses|"
-                        r"(?!needs|requires|wants|expects|lacks|misses|gets)[a-z]+s(?:\s+[\w-]+){0,4}\s*\())"
-                        r"\s*(?:that\s+)?[`'\"]?$", re.I)
 #: Words in a setting's clause that ask the reader to act on it ("set", "use", "add", "switch to",
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it

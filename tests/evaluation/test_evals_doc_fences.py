@@ -116,3 +116,12 @@ def test_what_a_stock_recipe_does_spelled_out_in_a_parenthesis_is_described():
 
 def test_as_above_is_a_reference_not_a_value():
     assert not extract_config("2. `moe_router` + `moe_preprocess` as above, then A/B.\n").config.has("model.moe_preprocess")
+
+
+def test_what_a_graph_module_needs_is_described_not_asked_for():
+    text = ("Start with `cuda_graph_modules=[\"moe_router\", \"moe_preprocess\"]`.\n"
+            "3. `moe` needs drop-and-pad: `moe_expert_capacity_factor` set **and** "
+            "`moe_pad_expert_input_to_capacity=True`; otherwise capture is refused.\n")
+    assert not extract_config(text).config.has("model.moe_pad_expert_input_to_capacity")
+    advice = "Set `moe_pad_expert_input_to_capacity=True` with a capacity factor.\n"
+    assert extract_config(advice).config.get("model.moe_pad_expert_input_to_capacity") is True
