@@ -69,6 +69,10 @@ CASES = [
     ("neg-torch-compile-tuning", "compile-dynamic-false-for-recompiles",
      "Log with TORCH_LOGS=recompiles, then:\n```python\nmodel = torch.compile(model, dynamic=False)\n```",
      "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
+    ("neg-torch-compile-tuning", "compile-automatic-dynamic-off",
+     "Log with TORCH_LOGS=recompiles, then stop the shape guessing:\n```python\n"
+     "torch._dynamo.config.automatic_dynamic_shapes = False\nmodel = torch.compile(model)\n```",
+     "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
     ("neg-triton-kernel", "triton-num-warps-not-power-of-two",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=6)], key=['n_cols'])\n"
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
