@@ -30,7 +30,8 @@ def read_python(text: str, source: str) -> CanonicalConfig:
                          hint="the snippet is parsed, never executed") from None
     cfg = CanonicalConfig(source=source, fmt="python")
     refused = _refused_calls(tree)
-    mappings = _named_mappings(tree)
+    consts = _constants(tree)
+    mappings = _named_mappings(tree, consts)
     aliases = _section_aliases(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
@@ -42,9 +43,10 @@ def read_python(text: str, source: str) -> CanonicalConfig:
                 continue
             for target in targets:
                 for tgt, val in _pairs(target, node.value):
-                    _python_assign(cfg, tgt, val, source, aliases)
+                    _python_assign(cfg, tgt, val, source, aliases, consts)
         elif isinstance(node, ast.Call) and id(node) not in refused:
-            _python_call(cfg, node, source, mappings)
+            _python_call(cfg, node, source, mappings, consts)
+            _update_call(cfg, node, source, aliases, mappings, consts)
             _environ_call(cfg, node)
             _setattr_call(cfg, node, source, aliases, tree)
         elif isinstance(node, ast.For):
@@ -144,7 +146,7 @@ def _refused_calls(tree: ast.AST) -> set[int]:
     return out
 
 
-def _named_mappings(tree: ast.AST) -> dict[str, dict[str, Any]]:
+def _named_mappings(tree: ast.AST, consts: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Module-level ``BASE = dict(k=v, ...)`` / ``BASE = {"k": v}``: what ``Config(**BASE)`` passes."""
     out: dict[str, dict[str, Any]] = {}
     for node in getattr(tree, "body", []):
@@ -154,12 +156,12 @@ def _named_mappings(tree: ast.AST) -> dict[str, dict[str, Any]]:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "dict" and not value.args:
             pairs = {}
             for kw in value.keywords:
-                ok, v = literal(kw.value)
+                ok, v = literal(kw.value, consts)
                 if kw.arg is not None and ok:
                     pairs[kw.arg] = v
             out[node.targets[0].id] = pairs
         elif isinstance(value, ast.Dict):
-            ok, v = literal(value)
+            ok, v = literal(value, consts)
             if ok and all(isinstance(k, str) for k in v):
                 out[node.targets[0].id] = v
     return out
@@ -226,7 +228,7 @@ def _section_aliases(tree: ast.AST) -> dict[str, list[str]]:
 
 
 def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source: str,
-                   aliases: dict[str, list[str]] | None = None) -> None:
+                   aliases: dict[str, list[str]] | None = None, consts: dict[str, Any] | None = None) -> None:
     line = getattr(target, "lineno", None)
     if isinstance(target, ast.Subscript):
         chain = attr_chain(target.value)
@@ -244,7 +246,7 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
     key = python_key(chain)
     if key is None:
         return
-    ok, v = literal(value)
+    ok, v = literal(value, consts)
     if ok:
         cfg.set(key, v, Location(source, line))
     else:
@@ -252,7 +254,7 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
 
 
 def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str,
-                 mappings: dict[str, dict[str, Any]] | None = None) -> None:
+                 mappings: dict[str, dict[str, Any]] | None = None, consts: dict[str, Any] | None = None) -> None:
     """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords, and
     those of a module-level mapping it unpacks (``TransformerConfig(**BASE, ...)``)."""
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
@@ -263,20 +265,52 @@ def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str,
             for key, v in (mappings or {}).get(getattr(kw.value, "id", ""), {}).items():
                 cfg.set("model." + key, v, Location(source, kw.value.lineno))
             continue
-        ok, v = literal(kw.value)
+        ok, v = literal(kw.value, consts)
         if ok:
             cfg.set("model." + kw.arg, v, Location(source, kw.value.lineno))
 
 
-def literal(node: ast.AST) -> tuple[bool, Any]:
-    """Literal value of an expression; enum attributes (``CudaGraphScope.attn``) read as names."""
+def _update_call(cfg: CanonicalConfig, node: ast.Call, source: str, aliases: dict[str, list[str]] | None,
+                 mappings: dict[str, dict[str, Any]], consts: dict[str, Any]) -> None:
+    """``cfg.model.update({"k": v})``, ``(dict(k=v))``, ``(k=v)`` or ``(OVERRIDES)`` (a module-level
+    mapping): each key set on that section, as ``cfg.model.k = v`` is."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "update"):
+        return
+    chain = attr_chain(node.func.value) or []
+    if aliases and chain and chain[0] in aliases:
+        chain = aliases[chain[0]] + chain[1:]
+    if not chain or chain[:2] == ["os", "environ"] or python_key(chain + ["x"]) is None:
+        return
+    pairs: dict[str, Any] = {}
+    for arg in node.args[:1]:
+        if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "dict" and not arg.args:
+            arg = ast.Dict(keys=[ast.Constant(kw.arg) for kw in arg.keywords if kw.arg],
+                           values=[kw.value for kw in arg.keywords if kw.arg])
+        ok, mapping = literal(arg, consts) if not isinstance(arg, ast.Name) else (arg.id in mappings, mappings.get(arg.id))
+        if ok and isinstance(mapping, dict):
+            pairs.update(mapping)
+    for kw in node.keywords:
+        ok, v = literal(kw.value, consts)
+        if kw.arg is not None and ok:
+            pairs[kw.arg] = v
+    for name, value in pairs.items():
+        key = python_key(chain + [name]) if isinstance(name, str) and name.isidentifier() else None
+        if key is not None:
+            cfg.set(key, value, Location(source, node.lineno))
+
+
+def literal(node: ast.AST, names: dict[str, Any] | None = None) -> tuple[bool, Any]:
+    """Literal value of an expression; enum attributes (``CudaGraphScope.attn``) read as names, and
+    a name bound once at module level to a literal (``names``, :func:`_constants`) as its value."""
+    if isinstance(node, ast.Name) and names and node.id in names:
+        return True, names[node.id]
     if isinstance(node, ast.Attribute):
         chain = attr_chain(node)
         return (True, chain[-1]) if chain and len(chain) >= 2 else (False, None)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         out = []
         for elt in node.elts:
-            ok, v = literal(elt)
+            ok, v = literal(elt, names)
             if not ok:
                 return False, None
             out.append(v)
@@ -284,8 +318,8 @@ def literal(node: ast.AST) -> tuple[bool, Any]:
     if isinstance(node, ast.Dict):
         out_d = {}
         for k, v in zip(node.keys, node.values):
-            ok_k, kv = literal(k) if k is not None else (False, None)
-            ok_v, vv = literal(v)
+            ok_k, kv = literal(k, names) if k is not None else (False, None)
+            ok_v, vv = literal(v, names)
             if not (ok_k and ok_v) or isinstance(kv, (list, dict, set)):
                 return False, None  # {[1]: 2} is no literal Python accepts (an unhashable key)
             out_d[kv] = vv
