@@ -243,6 +243,14 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
         return
     if aliases and chain[0] in aliases and len(chain) > 1:
         chain = aliases[chain[0]] + chain[1:]
+    if isinstance(value, ast.Call) and (attr_chain(value.func) or [""])[-1] in ("replace", "evolve") and value.args \
+            and (attr_chain(value.args[0]) or []) == (attr_chain(target) or [None]):
+        for kw in value.keywords:  # cfg.model = dataclasses.replace(cfg.model, cuda_graph_impl="local", ...)
+            ok, v = literal(kw.value, consts)
+            key = python_key(chain + [kw.arg]) if kw.arg and ok else None
+            if key is not None:
+                cfg.set(key, v, Location(source, kw.value.lineno))
+        return
     key = python_key(chain)
     if key is None:
         return

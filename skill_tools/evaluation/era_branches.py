@@ -112,8 +112,8 @@ def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
         m = _HEADER.match(line)
         if m and (i == 0 or not lines[i - 1].strip()) and not (m.group("text").split("=")[0].strip().isidentifier()):
             starts.append((i, era_of(m.group("text"))))
-    if {era for _, era in starts} < {LEGACY, CURRENT} and {LEGACY, CURRENT} - {era for _, era in starts}:
-        return []
+    if not {LEGACY, CURRENT} <= {era for _, era in starts}:
+        return []  # one era's code (or none named): one block
     out: list[tuple[str | None, str]] = []
     if starts and starts[0][0] > 0:
         out.append((None, "\n".join(lines[:starts[0][0]])))

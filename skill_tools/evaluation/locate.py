@@ -30,6 +30,7 @@ from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
 from skill_tools.evaluation.doc_fences import as_fences
+from skill_tools.evaluation.field_dicts import field_dict_blocks
 from skill_tools.evaluation.spans import _inline_code, _kv, _message, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -159,6 +160,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
                 yield from _shell_blocks(command, line, role, "fenced")
             for nested in nested_override_dicts(body):
                 yield Block("json", nested, line, "fenced", role)
+            yield from field_dict_blocks(body, line, role)  # GRAPHS = {"cuda_graph_impl": …}, one per era
         if kind == "yaml":  # a CI step's `run: |` script holds the launch command
             for script, at in run_scripts(body):
                 yield from _shell_blocks(script, line + at, role, "fenced")

@@ -14,6 +14,7 @@ after its colon.
 from __future__ import annotations
 
 import re
+import textwrap
 
 _YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
                        r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
@@ -94,7 +95,26 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
         return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
     if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
         return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
-    return "prose"
+    return "code" if _python_statements("\n".join(body), one_line=len(body) == 1) else "prose"
+
+
+def _python_statements(text: str, one_line: bool = False) -> bool:
+    """A paragraph that is Python as a whole (a dict literal spread over lines, a class, a def) and
+    binds or defines something: no English paragraph parses so, and a bare name ("Yes") binds nothing.
+    One line counts only as a name bound to a list, dict or tuple (``GRAPHED = ["attn"]``)."""
+    import ast
+
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if one_line:
+        node = tree.body[0] if len(tree.body) == 1 else None
+        return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple)) \
+            and all(isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+    return bool(tree.body) and all(isinstance(n, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.ClassDef, ast.Import,
+                                                  ast.ImportFrom, ast.AugAssign)) or
+                                   (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)) for n in tree.body)
 
 
 def code_runs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
