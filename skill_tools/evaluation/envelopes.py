@@ -30,9 +30,22 @@ _ELIDED = re.compile(r"^\s*(?:#|//|--|;)\s*(?:\.\.\.|…)(?:\s*(?:existing|rest|
 _DOCKER_ARRAY = re.compile(r"^(\s*)(?:CMD|ENTRYPOINT|RUN)\s*(\[.*?\])\s*$", re.M | re.S)
 
 
+#: ``'model.cuda_graph_impl' = 'full_iteration'`` (a PowerShell hashtable), ``'model.x' => 'y',`` (Perl),
+#: ``["model.x"] = "y",`` (Lua): a quoted dotted key paired with a value, one per line.
+QUOTED_PAIR = re.compile(r"^\s*\[?(['\"])([A-Za-z_]\w*(?:\.\w+)+)\1\]?\s*(?:=>|=|:)\s*(['\"]?)([^'\"#\n]*?)\3\s*[,;]?\s*(?:#.*|//.*|--.*)?$")
+
+
+def quoted_pairs(body: str) -> str | None:
+    """The Hydra override lines of a block whose settings are quoted dotted pairs (at least two)."""
+    pairs = [m for m in (QUOTED_PAIR.match(ln) for ln in body.split("\n")) if m]
+    return "\n".join(f"{m.group(2)}={m.group(4).strip()}" for m in pairs) if len(pairs) >= 2 else None
+
+
 def unwrap(body: str, kind: str) -> tuple[str, str]:
     """(``body`` without its envelope, the kind to read it as): ``diff`` for a patch or a
     SEARCH/REPLACE edit, else ``kind`` unchanged."""
+    if kind in ("auto", "shell") and not body.lstrip().startswith("{") and (pairs := quoted_pairs(body)):
+        return pairs, "shell"
     if _PATCH_BEGIN.search(body):
         return _apply_patch(body), "diff"
     if body.lstrip().startswith("[") and '"op"' in body:
@@ -104,7 +117,11 @@ def braced_to_yaml(body: str) -> str | None:
     ``key = value`` pair, a comment nor a closing brace, or the braces do not balance."""
     out: list[str] = []
     depth, opened = 0, False
-    for line in body.split("\n"):
+    lines = body.split("\n")
+    code = [i for i, ln in enumerate(lines) if ln.strip() and not ln.strip().startswith(("#", "//"))]
+    if len(code) > 2 and lines[code[0]].strip() == "{" and lines[code[-1]].strip() in ("}", "},"):
+        lines[code[0]] = lines[code[-1]] = ""  # JSON5 / a JS object: the root braces hold the sections
+    for line in lines:
         text = re.sub(r"\s(?://|#).*$", "", line).strip()
         if not text or text.startswith(("#", "//")):
             out.append("")

@@ -231,6 +231,8 @@ def _diff_sides(body: str) -> tuple[str, str, bool]:
     old: list[str] = []
     removed = False
     for ln in body.split("\n"):
+        if ln == "-- ":  # git format-patch's signature: the patch ends here
+            break
         if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
             continue
         if ln.startswith("+"):

@@ -49,7 +49,8 @@ def outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
     graph_written = any(k in written for k in _GRAPH_GROUP)
     out: dict[int, Block] = {}
     for b in blocks:
-        if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or b.why or b.cfg is None:
+        label = b.why if not b.why.startswith("written for ") else ""  # the era note of extract._settle asks for nothing
+        if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or label or b.cfg is None:
             continue
         drop = [k for k, v in b.cfg.values.items()
                 if (k in written and written[k] != v) or (k in _GRAPH_GROUP and k not in written and graph_written)]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import textwrap
 
+from skill_tools.evaluation.envelopes import QUOTED_PAIR, braced_to_yaml
+
 _YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
                        r"\"[^\"]*\"\s*(?:#.*)?$|'[^']*'\s*(?:#.*)?$|\{[^}]*\}\s*(?:#.*)?$)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?:[\w.\"'/:+-]+|\[[^\]]*\])\s*(?:#.*)?$")
@@ -90,6 +92,12 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     indented = all(ln.startswith(("    ", "\t")) for ln in body)
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
+    if body[0].startswith(("diff --git ", "--- a/", "Index: ")) and any(ln.startswith("@@ ") for ln in body):
+        return "code"  # a unified diff pasted without a fence
+    code = [ln.strip() for ln in body if ln.strip() and not _COMMENT.match(ln)]
+    if sum(bool(QUOTED_PAIR.match(ln)) for ln in body) >= 2 or \
+            (len(code) > 2 and code[-1] == "}" and braced_to_yaml("\n".join(body))):  # a whole document, not a "},"-ended part
+        return "code"  # 'model.x' = 'y' lines (PowerShell, Perl, Lua); braced blocks (JSON5, HOCON, HCL)
     real = [ln for ln in body if not _COMMENT.match(ln)]
     if real and all(_bullet_only(ln) or _LABEL.match(ln) for ln in real):
         return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
