@@ -36,8 +36,16 @@ QUOTED_PAIR = re.compile(r"^\s*\[?(['\"])([A-Za-z_]\w*(?:\.\w+)+)\1\]?\s*(?:=>|=
 
 
 def quoted_pairs(body: str) -> str | None:
-    """The Hydra override lines of a block whose settings are quoted dotted pairs (at least two)."""
+    """The Hydra override lines of a block whose settings are quoted dotted pairs (at least two),
+    when it is not Python (a Python dict of dotted keys has its own reader, lists and all)."""
     pairs = [m for m in (QUOTED_PAIR.match(ln) for ln in body.split("\n")) if m]
+    if len(pairs) < 2:
+        return None
+    try:
+        ast.parse(textwrap.dedent(body))
+        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     return "\n".join(f"{m.group(2)}={m.group(4).strip()}" for m in pairs) if len(pairs) >= 2 else None
 
 
