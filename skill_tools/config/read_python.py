@@ -254,6 +254,13 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
     key = python_key(chain)
     if key is None:
         return
+    callee = (attr_chain(value.func) or [""])[-1] if isinstance(value, ast.Call) else ""
+    if callee[:1].isupper() and not MODEL_CALL.search(callee) and not value.args and value.keywords:  # x = Specs(k=v)
+        for kw in value.keywords:
+            ok, v = literal(kw.value, consts)
+            if kw.arg and ok:
+                cfg.set(f"{key}.{kw.arg}", v, Location(source, kw.value.lineno))
+        return
     ok, v = literal(value, consts)
     if ok:
         cfg.set(key, v, Location(source, line))

@@ -24,7 +24,7 @@ from skill_tools.evaluation.polarity import REJECTED
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
 _CLAUSE_END = re.compile(r"[.!?](?=[*_)\]\"'`]*(?:\s|$))|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
-                         r"except|not for)\s")
+                         r"except|not for|vs\.?|versus|compared to|compared with)\s")
 #: A negation anywhere in the clause: a negated sentence states a restriction, not the claim.
 #: English and the other languages answers come in (Portuguese, Dutch, German, French, Spanish,
 #: Italian, Polish, Czech, Hungarian, Nordic, Romanian, Russian, Ukrainian, Greek, Turkish, Vietnamese,

@@ -27,7 +27,8 @@ from skill_tools.config.model import SECTIONS, CanonicalConfig
 #: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
 _MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf_config", "provider", "model_provider",
                           "gpt_config", "mcore_config"})
-_ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables"})
+#: (``variables``: conda environment.yml, GitLab CI and Azure Pipelines put the process environment there)
+_ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables", "variables"})
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
 #: Parallel sizes as people write them ("TP=8 (one node)", ``PP=4`` in a launch script).
 PARALLEL = {"TP": "model.tensor_model_parallel_size", "PP": "model.pipeline_model_parallel_size",

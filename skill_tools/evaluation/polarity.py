@@ -44,7 +44,8 @@ _NEG_BEFORE = re.compile(
     r"(?:has |have )?nothing to do with|unrelated to|irrelevant|no need (?:for|to)|"
     # the same in the other languages answers come in (German, Chinese)
     r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
-    r"get rid of|strip(?:ping)? out|comment(?:ing)? out|(?:make sure|ensure|check that|verify that)\s+(?:no|nothing|none)\b)\b", re.I)
+    r"get rid of|strip(?:ping)? out|comment(?:ing)? out|(?:make sure|ensure|check that|verify that)\s+(?:no|nothing|none)\b|"
+    r"(?:would|should|will|must)(?:\s+not|n'?t|\s+never)\s+do|not to do)\b", re.I)
 #: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
 _NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
 #: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), in the

@@ -89,7 +89,8 @@ def check_concept_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResul
     name = spec["name"]
     hits = find_mentions(ctx, spec["any"])
     affirmative = [(p, s) for p, s in hits if ctx.polarity(p, len(s)).role != REJECTED  # an alternative offered is advice too
-                   and not _OFF_VALUE.match(ctx.text, p + len(s))]
+                   and not _OFF_VALUE.match(ctx.text, p + len(s))
+                   and not ctx.text[ctx.text.rfind("\n", 0, p) + 1:p].lstrip().startswith(">")]  # quoted words: not the answer's
     if affirmative and ctx.prose_language != "en" and not ctx.config.values and \
             all(not ctx.polarity(p, len(s)).why for p, s in affirmative):
         # named in prose that is not English, with no English word that asks for it and no setting

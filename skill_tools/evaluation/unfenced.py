@@ -103,7 +103,30 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
         return "prose"  # "- impl: `cuda_graph_impl: te`" lines with no "+" line: a Markdown list, not a diff
     if real and all(code_like(ln) for ln in real) and not all(_LABEL.match(ln) for ln in real):
         return "code"  # (a paragraph of "Config:" labels alone introduces code; it is not code)
-    return "code" if _python_statements("\n".join(body), one_line=len(body) == 1) else "prose"
+    if _python_statements("\n".join(body), one_line=len(body) == 1) or (len(real) >= 3 and _yaml_document(body)):
+        return "code"
+    return "prose"
+
+
+def _yaml_document(body: list[str]) -> bool:
+    """A paragraph that is a YAML mapping with a config section or an environment section, nested
+    (``variables:`` over ``NCCL_GRAPH_REGISTER: "0"`` in a conda environment.yml): prose ("Note: …")
+    does not nest, and other documents (Helm values, manifests) keep being read line by line."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(textwrap.dedent("\n".join(body)))
+    except Exception:  # not YAML: the paragraph is read as prose
+        return False
+    from skill_tools.config.model import SECTIONS
+
+    return isinstance(doc, dict) and len(doc) >= 2 and all(isinstance(k, str) and k.isidentifier() for k in doc) \
+        and any(k in SECTIONS or k in _ENV_SECTIONS for k in doc) \
+        and any(isinstance(v, dict) and v and all(isinstance(k, str) and k.isidentifier() for k in v) for v in doc.values())
+
+
+#: Top-level YAML keys that hold the process environment (conda, GitLab CI, Azure Pipelines, compose).
+_ENV_SECTIONS = ("variables", "env", "environment", "env_vars")
 
 
 def _python_statements(text: str, one_line: bool = False) -> bool:

@@ -125,3 +125,9 @@ def test_what_a_graph_module_needs_is_described_not_asked_for():
     assert not extract_config(text).config.has("model.moe_pad_expert_input_to_capacity")
     advice = "Set `moe_pad_expert_input_to_capacity=True` with a capacity factor.\n"
     assert extract_config(advice).config.get("model.moe_pad_expert_input_to_capacity") is True
+
+
+def test_versus_ends_a_claims_clause():
+    from skill_tools.evaluation.claims import _CLAUSE_END
+
+    assert _CLAUSE_END.search("qwen3.5 gdn vs nemotron h mamba")

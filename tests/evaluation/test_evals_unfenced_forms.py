@@ -58,3 +58,42 @@ def test_the_other_eras_line_named_to_remove_it_is_not_advice():
             "`cfg.model.cuda_graph_modules = []` жолын мүлдем алып тастаңыз.\n")
     cfg = extract_config(text, era="legacy").config
     assert not cfg.has("model.cuda_graph_modules") and cfg.get("model.cuda_graph_scope") == ["full_iteration"]
+
+
+def test_would_not_do_lists_reject_what_they_name():
+    text = ("Keep `cuda_graph_impl=\"transformer_engine\"`.\n\nTwo things I would not do: disable the NaN check to get "
+            "past iteration 90, or turn off the grad NaN check.\n")
+    cfg = extract_config(text).config
+    assert not cfg.has("rerun_state_machine.check_for_nan_in_loss") and not cfg.has("ddp.check_for_nan_in_grad")
+
+
+def test_a_conda_environment_file_gives_the_process_environment():
+    text = ("# environment.yml\nname: perf\nchannels:\n  - conda-forge\nvariables:\n"
+            "  PYTORCH_CUDA_ALLOC_CONF: \"expandable_segments:True\"\n  NCCL_GRAPH_REGISTER: \"0\"\n")
+    env = extract_config(text).config.env
+    assert env.get("NCCL_GRAPH_REGISTER") == "0" and env.get("PYTORCH_CUDA_ALLOC_CONF") == "expandable_segments:True"
+
+
+def test_a_spec_object_assigned_to_a_section_key_sets_its_fields():
+    from skill_tools.config.read_python import read_python
+
+    cfg = read_python("cfg.dataset.offline_packing_specs = PackedSequenceSpecs(packed_sequence_size=4096, "
+                      "pad_cu_seqlens=True)\ncfg.model = GPTModelProvider(cuda_graph_impl=\"local\")\n", "t.py").values
+    assert cfg["dataset.offline_packing_specs.pad_cu_seqlens"] is True
+    assert cfg["model.cuda_graph_impl"] == "local" and not any(k.startswith("model.model") for k in cfg)
+
+
+def test_a_suggestion_quoted_to_answer_it_is_not_the_answers_advice():
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    answer = ("No, don't patch TE. Replies inline:\n\n> TE's tracker just needs to be made graph-safe. Monkeypatch it "
+              "before model build.\n\nThat attribute isn't read by Megatron. Set both keys instead:\n\n"
+              "```python\ncfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n```\n")
+    rec = AnswerRecord(id="rng-tracker-assert", condition="with_skill", answer=answer, line=1, agent="t")
+    checks = [c for b in score_all(tasks, [rec])["answers"][0]["behaviors"] for c in b["checks"]
+              if c["type"] == "concept_absent"]
+    assert checks and all(c["score"] == 1.0 for c in checks), checks
