@@ -56,6 +56,11 @@ def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue  # not Python as a whole (an excerpt with "..."): nothing read from it
             out.update(python_settings(tree, b.text))
+    if not in_files and "\n" in ctx.text.strip():  # an answer that is one Python file, read whole (its
+        try:                                         # paragraphs split a function body into pieces)
+            out.update(python_settings(parse(ctx.text), ctx.text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
     if not in_files:
         for m in _SPAN.finditer(ctx.text):  # `k[grid](x, BLOCK_SIZE=n)` in a sentence that recommends it
             try:

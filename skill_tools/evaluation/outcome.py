@@ -30,7 +30,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.errors import InputError
 from skill_tools.evaluation import workspace as ws
 from skill_tools.evaluation.extract import WORDS, Extraction, Finding
-from skill_tools.evaluation.fragments import Block, screen
+from skill_tools.evaluation.fragments import SUGGESTED, Block, screen
 from skill_tools.evaluation.rubric import AnswerContext, CheckResult, check_concept, check_concept_absent
 
 KINDS = ("configuration", "diagnosis", "decision")
@@ -48,6 +48,8 @@ class Outcome:
     base: CanonicalConfig | None = None
     base_path: str | None = None
     base_text: str = ""
+    #: the keys the base file itself writes (not the recipe's under it)
+    file_keys: frozenset[str] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "base": self.base_path,
@@ -72,7 +74,7 @@ def task_outcome(task_data: dict[str, Any], root: Path | None) -> Outcome | None
 
         out.base_text = path.read_text(encoding="utf-8")
         out.base = read_text(out.base_text, fmt=_fmt(path.name, out.base_text), source=f"{task_data.get('id')}:{spec['base']}")
-        out.base_path = str(spec["base"])
+        out.base_path, out.file_keys = str(spec["base"]), frozenset(out.base.values)
         recipe = spec.get("recipe")
         if recipe:  # the recipe's Python config sits under the base file: the file's keys win
             under = CanonicalConfig(source=str(recipe["source"]), fmt=out.base.fmt)
@@ -138,6 +140,23 @@ def read_changes(files: dict[str, str], deleted: list[str], task_data: dict[str,
     if deleted:
         out.findings.append(Finding("parse", f"the agent deleted {', '.join(deleted[:5])} from its workspace"))
     return out
+
+
+def rewritten_removals(blocks: list[Block], file_keys: frozenset[str]) -> set[str]:
+    """The base's keys an answer leaves out when it pastes the whole base file back, edited: one
+    written block (a fence, read line by line or whole) that restates most (80 %) of the base's keys
+    is that file, and a key it no longer has is deleted, as in a changed workspace file."""
+    keys = set(file_keys)
+    if len(keys) < 5:
+        return set()
+    by_group: dict[int, set[str]] = {}
+    for b in blocks:
+        if b.origin in ("fenced", "unfenced") and b.role == SUGGESTED and b.cfg is not None and b.error is None:
+            by_group.setdefault(b.group or b.line, set()).update(b.cfg.values)
+    for written in by_group.values():
+        if len(keys & written) >= 0.8 * len(keys):
+            return keys - written
+    return set()
 
 
 def apply(base: CanonicalConfig | None, answer: CanonicalConfig, removed: set[str] = frozenset()) -> CanonicalConfig:

@@ -60,6 +60,7 @@ _NEG_NEAR = re.compile(
     r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`)){0,3}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
 _NEG_AFTER = re.compile(
+    r"^[\s`'\",]*(?:ऐवजी|के\s+बजाय|की\s+जगह|کے\s+بجائے|کی\s+جگہ)|"  # Marathi/Hindi/Urdu "instead of" follows its object
     r"^[\s`'\",]*(?:(?:form|spelling|syntax|variant)\s+)?(?:is|are|was|were|will be|gets|would be)\s+"
     r"(?:now\s+|also\s+|only\s+|just\s+)?(?:the|an?)\s+"
     r"(?:old|older|legacy|deprecated|obsolete|removed|wrong|invalid)\b|"

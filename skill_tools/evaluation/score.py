@@ -25,6 +25,7 @@ from skill_tools.evaluation.outcome import (
     check_diagnosis,
     extraction_confidence,
     read_changes,
+    rewritten_removals,
     task_outcome,
 )
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
@@ -109,7 +110,7 @@ class Scorer:
             ex.select(era.name)
         keep_stated_impl(ex, setup)
         result.extraction, result.era = ex, era.mcore_version
-        removed = changes.removed if changes else set()
+        removed = changes.removed if changes else rewritten_removals(ex.blocks, outcome.file_keys if outcome else frozenset())
         answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])

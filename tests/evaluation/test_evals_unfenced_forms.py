@@ -97,3 +97,43 @@ def test_a_suggestion_quoted_to_answer_it_is_not_the_answers_advice():
     checks = [c for b in score_all(tasks, [rec])["answers"][0]["behaviors"] for c in b["checks"]
               if c["type"] == "concept_absent"]
     assert checks and all(c["score"] == 1.0 for c in checks), checks
+
+
+def test_torchruns_own_options_are_not_a_config():
+    text = "```bash\nDISTRIBUTED_ARGS=(\n    --nproc_per_node 8\n    --nnodes 1\n    --master_addr localhost\n)\n```\n"
+    ex = extract_config(text)
+    assert ex.config.values == {} and not any(b.kind == "run_script" for b in ex.blocks)
+
+
+def _score(task: str, answer: str) -> dict:
+    from pathlib import Path
+
+    from skill_tools.evaluation.score import score_all
+    from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
+
+    tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
+    return score_all(tasks, [AnswerRecord(id=task, condition="with_skill", answer=answer, line=1, agent="t")])["answers"][0]
+
+
+def test_a_pasted_back_script_drops_what_it_leaves_out():
+    from pathlib import Path
+
+    shipped = (Path(__file__).resolve().parents[2] / "evals" / "workspaces" / "workspace-mlm-full-iteration" /
+               "train_gpt3_175b_distributed.sh").read_text()
+    assert "--fp16" in shipped
+    edited = shipped.replace("--fp16", "--bf16").replace("TRAINING_ARGS=(", "TRAINING_ARGS=(\n    --cuda-graph-impl full_iteration\n    --te-rng-tracker", 1)
+    a = _score("workspace-mlm-full-iteration", f"Updated script:\n\n```bash\n{edited}\n```\n")
+    # with --fp16 gone, nothing turns the NaN check off: full_iteration asserts on it
+    assert not a["passed"] and any("nan" in f.lower() for f in a["fatal"]), a["fatal"]
+
+
+def test_marathi_instead_of_rejects_what_it_follows():
+    cfg = extract_config("2. `--fp16` ऐवजी `--bf16`: H100 वर bf16 सामान्य आहे.\n").config
+    assert cfg.get("model.bf16") is True and not cfg.has("model.fp16")
+
+
+def test_a_python_file_answer_is_read_whole_by_the_domain_rules():
+    answer = ('"""Tuning torch.compile."""\nimport torch\n\n\ndef build(model):\n    # log recompiles first\n\n'
+              '    return torch.compile(\n        model,\n        dynamic=False,\n    )\n')
+    a = _score("neg-torch-compile-tuning", answer)
+    assert any("compile-dynamic-false-for-recompiles" in f for f in a["fatal"]), a["fatal"]
