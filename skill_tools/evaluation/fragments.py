@@ -166,6 +166,9 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield from _shell_blocks(inner, ln, role, origin)
         if _program(tokens) in NOT_LAUNCHERS:
             continue  # `skill-tools validate x --mcore-version 0.19.2`, `grep -n cuda_graph x`: not a training run
+        if tokens[:1] == ["unset"] and len(tokens) > 1:  # `unset PYTORCH_CUDA_ALLOC_CONF`: the variable is gone (empty)
+            yield Block("env", "\n".join(f"{t}=" for t in tokens[1:] if t.isidentifier()), ln, origin, role)
+            continue
         hydra: list[str] = []
         flags: list[str] = []
         run_script = "run_script.py" in logical

@@ -117,6 +117,10 @@ CASES += [
     ("capture-fails-stale-stream", "stale-stream-more-warmup",
      "Lazy set-up runs during capture. Give it more eager steps first:\n\n```python\n"
      "cfg.model.cuda_graph_warmup_steps = 10\n```\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),
+    ("expandable-segments-te-assert", "expandable-drop-segments",
+     "For TE graphs drop expandable segments:\n\n```bash\nunset PYTORCH_CUDA_ALLOC_CONF\n```\n",
+     "Keep them and add the register switch:\n\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+     "export NCCL_GRAPH_REGISTER=0\n```\n"),
     ("diagnose-teardown-hang", "teardown-nccl-watchdog-env",
      TEARDOWN_OK + "\nAnd `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=60` so the watchdog kills it.\n", TEARDOWN_OK),
     ("diagnose-nan-after-graphs", "nan-full-iteration-dropless-moe",
