@@ -203,6 +203,9 @@ def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
     for var, part in (when.get("env_contains") or {}).items():
         if normalise(part) not in normalise(ctx.config.env.get(var, "")):
             return f"the answer does not set {var} with {part}"
+    for key, want in (when.get("sets") or {}).items():
+        if ctx.config.get(key) != want:
+            return f"the answer does not set {key}={want!r}"
     from skill_tools.config.era import read_intent
 
     if not any(m in k for k in ctx.config.values for m in GRAPH_KEY_MARKERS):

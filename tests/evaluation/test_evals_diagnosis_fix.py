@@ -65,3 +65,22 @@ def test_change_old_to_new_reads_the_new_value():
     assert changed_to_new("rename `cuda_graph_scope=x` to `cuda_graph_modules=x`").endswith("`cuda_graph_modules=x`")
     check, _ = _fix_check(text + ".\n")
     assert check["score"] == 1.0, check
+
+
+def _check(task: str, answer: str, name: str) -> dict:
+    rec = AnswerRecord(id=task, condition="with_skill", answer=answer, line=1, agent="t")
+    a = score_all(TASKS, [rec])["answers"][0]
+    (check,) = [c for b in a["behaviors"] for c in b["checks"] if c["name"] == name]
+    return check
+
+
+def test_a_companion_required_only_with_a_setting_the_answer_makes():
+    name = "FSDP all-gather not issued at param-sync start"
+    task = "diagnose-stream-capture-isolation"
+    base = "Set `comm_overlap.overlap_param_gather_with_optimizer_step=False`"
+    missing = _check(task, base + " and for Megatron-FSDP `ddp.megatron_fsdp_cuda_graph_mode=True`.\n", name)
+    assert missing["score"] == 0.0 and missing["fatal"], missing
+    both = _check(task, base + ", `ddp.megatron_fsdp_cuda_graph_mode=True` and "
+                  "`ddp.fsdp_all_gather_in_start_param_sync=False`.\n", name)
+    assert both["score"] == 1.0, both
+    assert _check(task, base + ".\n", name)["score"] is None
