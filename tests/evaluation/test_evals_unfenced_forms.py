@@ -137,3 +137,17 @@ def test_a_python_file_answer_is_read_whole_by_the_domain_rules():
               '    return torch.compile(\n        model,\n        dynamic=False,\n    )\n')
     a = _score("neg-torch-compile-tuning", answer)
     assert any("compile-dynamic-false-for-recompiles" in f for f in a["fatal"]), a["fatal"]
+
+
+def test_a_case_ending_glued_to_a_value_is_not_part_of_it():
+    # Tamil: "keep gradient_accumulation_fusion=True" with the accusative ending on the value
+    cfg = extract_config("gradient_accumulation_fusion=True-ஐ வைத்திருங்கள்.\n").config
+    assert cfg.get("model.gradient_accumulation_fusion") is True
+
+
+def test_no_before_a_list_of_flags_rejects_each():
+    text = ("Flags: `--cuda-graph-impl transformer_engine --delay-wgrad-compute`, and no "
+            "`--no-gradient-accumulation-fusion`, `--add-bias-linear` or `--add-qkv-bias` on the line.\n")
+    cfg = extract_config(text).config
+    assert not cfg.has("model.add_bias_linear") and not cfg.has("model.add_qkv_bias")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
