@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 from typing import Any
 
-from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, find_mentions, quote
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, find_mentions, normalise, quote
 from skill_tools.evaluation.polarity import REJECTED
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
@@ -40,6 +41,18 @@ _ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) 
                      r"put)\s+(?:the\s+)?[`'\"]*(?:cuda graph (?:impl|modules|scope)\s*[=:]?\s*\[?[`'\"]*)?$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
+
+
+#: A line that goes on with the sentence above it (a hard-wrapped paragraph): not a list item, a
+#: quote, a table row, a heading or a fence, and starting in lower case.
+_GOES_ON = re.compile(r"\n(?=[ \t]*[a-z(`'\"])(?![ \t]*(?:[-*+•]\s|\d{1,3}[.)]\s))")
+
+
+@lru_cache(maxsize=8)
+def _unwrapped(text: str) -> str:
+    """``text`` normalised, with the line breaks of hard-wrapped sentences as spaces (positions kept):
+    "`moe_pad_expert_input_to_capacity` only pads … and is a" / "throughput knob" is one clause."""
+    return normalise(_GOES_ON.sub(" ", text))
 
 
 def _clause(norm: str, pos: int) -> tuple[int, int]:
@@ -78,7 +91,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
     rivals = _words(ctx, list(spec.get("rivals", [])))
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
     for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
-        lo, hi = _clause(norm, pos)
+        lo, hi = _clause(_unwrapped(ctx.text), pos)
         if _NEGATION.search(norm, lo, hi):
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):

@@ -151,3 +151,17 @@ def test_no_before_a_list_of_flags_rejects_each():
     cfg = extract_config(text).config
     assert not cfg.has("model.add_bias_linear") and not cfg.has("model.add_qkv_bias")
     assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_a_claim_hard_wrapped_over_two_lines_is_one_clause():
+    answer = ("Snippet:\n\n```python\ncfg.model.cuda_graph_modules = [\"moe\"]\n```\n\nThe capacity factor is what the "
+              "check needs; `moe_pad_expert_input_to_capacity` only pads the experts and is a\n"
+              "throughput knob, so leave it off.\n")
+    a = _score("moe-drop-pad-moe-scope", answer)
+    (claim,) = [c for b in a["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    assert claim["score"] == 0.0, claim
+    listed = ("Pad to capacity:\n- `moe_pad_expert_input_to_capacity=True` keeps every expert at capacity\n"
+              "- throughput knob: `moe_expert_capacity_factor=1.0`\n")
+    (claim,) = [c for b in _score("moe-drop-pad-moe-scope", listed)["behaviors"] for c in b["checks"]
+                if c["type"] == "claim_absent"]
+    assert claim["score"] != 0.0, claim  # a list item is its own clause
