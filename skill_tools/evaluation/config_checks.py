@@ -262,6 +262,13 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
                                f"writes {shown}, which MCore {v.get('mcore_version')} "
                                f"{'refuses' if err.get('severity') == 'error' else 'runs without its effect'} on the task's setup: "
                                f"[{err.get('rule')}] {err.get('message')}", shown, fatal=True)
+    stated_rules = set(v.get("context_rules") or [])
+    for err in v.get("errors", []):  # an environment the answer sets that the run then refuses is its doing
+        mine = [k for k in err.get("keys") or [] if k.startswith("env.") and k[4:] in written and k[4:] in ctx.config.env]
+        if mine and err.get("rule") not in stated_rules and not any(k in (err.get("fix") or {}) for k in mine):
+            shown = ", ".join(f"{k[4:]}={ctx.config.env[k[4:]]!r}" for k in mine)
+            return CheckResult("written_settings", name, 0.0, f"sets {shown}, which the run refuses on the task's setup "
+                               f"without the companion it needs: [{err.get('rule')}] {err.get('message')}", shown, fatal=True)
     return CheckResult("written_settings", name, 1.0, "no value it writes is refused on the task's setup")
 
 

@@ -165,3 +165,16 @@ def test_a_claim_hard_wrapped_over_two_lines_is_one_clause():
     (claim,) = [c for b in _score("moe-drop-pad-moe-scope", listed)["behaviors"] for c in b["checks"]
                 if c["type"] == "claim_absent"]
     assert claim["score"] != 0.0, claim  # a list item is its own clause
+
+
+def test_an_environment_the_answer_sets_without_its_companion_fails():
+    arm = ("Graph arm of the A/B:\n\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+           "python run.py model.cuda_graph_impl=transformer_engine model.cuda_graph_modules=[attn] "
+           "model.use_te_rng_tracker=true rng.te_rng_tracker=true\n```\n\nCompare steady-state iterations after capture.\n")
+    (check,) = [c for b in _score("no-speedup-after-capture", arm)["behaviors"] for c in b["checks"]
+                if c["type"] == "written_settings"]
+    assert check["score"] == 0.0 and "expandable-segments-nccl-register" in check["explanation"], check
+    fixed = arm.replace("expandable_segments:True\n", "expandable_segments:True\nexport NCCL_GRAPH_REGISTER=0\n")
+    (check,) = [c for b in _score("no-speedup-after-capture", fixed)["behaviors"] for c in b["checks"]
+                if c["type"] == "written_settings"]
+    assert check["score"] == 1.0, check
