@@ -57,7 +57,7 @@ _NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えな
 _NEG_NEAR = re.compile(
     r"\b(?:not|no|without|remove|removing|delete|unset|replace|old|deprecated|skip|ignore|"
     r"drop(?![-_ ]?(?:and|&|pad|less|out|ped\b)))\b(?:\s+(?:the|a|an|any|setting|set|using|use|passing|"
-    r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`(?:\s*,|\s+or|\s+and|\s+nor)?)){0,5}\s*[`'\"]?$", re.I)
+    r"with|key|flag|option|spelling|old|legacy|\w+ing|`[^`]{1,80}`(?:\s*,|\s+or|\s+and|\s+nor|\s*\+|\s*&)?)){0,5}\s*[`'\"]?$", re.I)
 #: Words after a setting, in its clause, that reject it ("X is rejected on 0.16").
 _NEG_AFTER = re.compile(
     r"^[\s`'\",]*(?:ऐवजी|के\s+बजाय|की\s+जगह|کے\s+بجائے|کی\s+جگہ)|"  # Marathi/Hindi/Urdu "instead of" follows its object

@@ -178,3 +178,10 @@ def test_an_environment_the_answer_sets_without_its_companion_fails():
     (check,) = [c for b in _score("no-speedup-after-capture", fixed)["behaviors"] for c in b["checks"]
                 if c["type"] == "written_settings"]
     assert check["score"] == 1.0, check
+
+
+def test_the_old_spelling_joined_by_a_plus_is_rejected_whole():
+    text = ("- `--cuda-graph-impl full_iteration`: the 0.18+ way; the old `local` + `--cuda-graph-scope full_iteration` "
+            "spelling is only kept for migration.\n")
+    cfg = extract_config(text, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration" and not cfg.has("model.cuda_graph_scope")
