@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from skill_tools.evaluation.polarity import ALTERNATIVE, Polarity, era_of, intro_polarity
+from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED, Polarity, era_of, intro_polarity
 
 # --------------------------------------------------------------------------------------------
 # Markdown tables
@@ -69,11 +69,20 @@ class TableCell:
     pair: bool  # True: text is "key=value" built from a key | value row
 
 
+#: An introduction that lists what not to do: "What does *not* work on 0.16:", "Common mistakes:".
+_REJECTING_INTRO = re.compile(r"\b(?:(?:does|do|will|would)(?:n't| not)|won't|cannot|can't) (?:work|run|load|apply)\b|"
+                              r"\b(?:mistakes|pitfalls|anti-?patterns|gotchas|don'?ts|not to do|to avoid|avoid)\b|"
+                              r"\b(?:invalid|rejected|refused|wrong|broken|deprecated|obsolete)\b", re.I)
+
+
 def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[list[TableCell], int]:
     """The cells of the table whose header is ``lines[start]``, each with its column's polarity;
     returns them and the index of the first line after the table."""
     header = cells(lines[start])
     cols = [intro_polarity(h, "", section_era) for h in header]
+    intro = next((ln for ln in reversed(lines[max(0, start - 2):start]) if ln.strip()), "")
+    if cols and intro.rstrip().endswith(":") and _REJECTING_INTRO.search(intro.replace("*", "").replace("_", " ")):
+        cols[0] = Polarity(REJECTED, cols[0].era, "the table's introduction rejects its rows")  # "What does not work:"
     keyed = {j: _header_key(h) for j, h in enumerate(header) if j and _header_key(h)}
     out: list[TableCell] = []
     i = start + 2

@@ -40,6 +40,9 @@ _QUOTED = re.compile(r"(?:^|[\s(\[=,])[fFrRbB]?([\"'])((?:skill-tools|python3?\s
 _FIELD = re.compile(r"\{[^{}]*\}")
 #: Where a command line ends: a pipe, a redirect, a list operator, a comment.
 _END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
+#: A run of spaces before another column ("[ 90%] skill-tools validate x.sh      0 errors": a log's
+#: aligned result, not more arguments).
+_COLUMN = re.compile(r"\S {3,}\S")
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
 _OPTIONAL = re.compile(r"\[\s*-[^\[\]]*\]")
 _SUBCOMMAND = re.compile(r"^(?:[a-z][a-z-]*|-{1,2}[a-z][\w-]*)$")
@@ -113,6 +116,8 @@ def _argv(text: str) -> list[str] | None:
     rest = _OPTIONAL.sub(" ", rest)
     end = _END.search(" " + rest)
     rest = rest[:end.start()] if end else rest
+    column = _COLUMN.search(rest)
+    rest = rest[:column.start() + 1] if column else rest
     try:
         words = [w for w in shlex.split(rest) if w not in ("...", "…")]
     except ValueError:

@@ -185,3 +185,17 @@ def test_the_old_spelling_joined_by_a_plus_is_rejected_whole():
             "spelling is only kept for migration.\n")
     cfg = extract_config(text, era="current").config
     assert cfg.get("model.cuda_graph_impl") == "full_iteration" and not cfg.has("model.cuda_graph_scope")
+
+
+def test_a_table_introduced_as_what_does_not_work_lists_counterexamples():
+    text = ("```python\ncfg.model.cuda_graph_impl = \"local\"\ncfg.model.cuda_graph_scope = [\"full_iteration\"]\n```\n\n"
+            "What does *not* work on 0.16.1, in case you've seen it in newer docs:\n\n"
+            "| You may have seen | On 0.16.1 |\n|---|---|\n| `cuda_graph_modules = []` | key doesn't exist before 0.18 |\n")
+    cfg = extract_config(text, era="legacy").config
+    assert not cfg.has("model.cuda_graph_modules") and cfg.get("model.cuda_graph_scope") == ["full_iteration"]
+
+
+def test_a_commands_aligned_result_column_is_not_an_argument():
+    from skill_tools.evaluation.tool_commands import _argv
+
+    assert _argv("[ 90%] skill-tools validate --json train.sh    0 errors") == ["validate", "--json", "train.sh"]
