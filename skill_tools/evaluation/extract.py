@@ -255,6 +255,10 @@ def _current_only_keys(cfg: CanonicalConfig) -> list[str]:
 def _auto_era(ex: Extraction) -> str | None:
     """Without a stated era: the untagged recommendation decides (None; the scorer infers the era from
     its spelling), or, when every candidate is tagged, the one era written (current if both)."""
+    code = {b.era for b in ex.blocks if b.origin in WRITTEN_ORIGINS and b.cfg is not None and b.cfg.values
+            and b.role not in (COUNTEREXAMPLE, DESCRIBED)}  # written config outranks a sentence's era
+    if code:
+        return None if None in code else next(iter(code)) if len(code) == 1 else "current"
     untagged = any(b.era is None and b.cfg is not None and b.cfg.values and b.role not in (COUNTEREXAMPLE, DESCRIBED)
                    for b in ex.blocks)
     written = ex.eras_written

@@ -66,8 +66,15 @@ _CHANGED_TO = re.compile(r"\b((?:chang|switch|replac|edit|updat|turn|flip|bump|l
                          r"`(?!(?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*=)([^`\n]+)`", re.I)
 
 
+#: "- `cuda_graph_impl`: `"none"` → `"transformer_engine"`": a key, its old value, an arrow, the new one.
+_KEY_ARROW = re.compile(r"`((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+)`\s*:\s*(?:`[^`\n]*`|[^`\n→]{0,60}?)\s*(?:→|->|=>)\s*"
+                        r"`([^`\n]+)`")
+
+
 def changed_to_new(text: str) -> str:
-    """"change `k=old` to `new`" as "change `k=new`": the old value is what is there, not advice."""
+    """"change `k=old` to `new`" as "change `k=new`", "`k`: `old` → `new`" as "`k=new`": the old value
+    is what is there, not advice."""
+    text = _KEY_ARROW.sub(lambda m: f"set `{m.group(1)}={m.group(2)}`", text)  # an explicit change asks for it
     return _CHANGED_TO.sub(lambda m: f"{m.group(1)} `{m.group(2)}={m.group(3)}`", text)
 
 

@@ -199,3 +199,18 @@ def test_a_commands_aligned_result_column_is_not_an_argument():
     from skill_tools.evaluation.tool_commands import _argv
 
     assert _argv("[ 90%] skill-tools validate --json train.sh    0 errors") == ["validate", "--json", "train.sh"]
+
+
+def test_a_key_with_an_arrow_from_old_to_new_asks_for_the_new_value():
+    text = ("**Change**\n- `cuda_graph_impl`: `\"none\"` → `\"transformer_engine\"`\n\n**Add**\n\n```python\n"
+            "cfg.model.cuda_graph_modules = [\"attn\"]\n```\n")
+    cfg = extract_config(text, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_modules") == ["attn"]
+
+
+def test_the_era_of_the_written_config_outranks_a_sentences():
+    text = ("Use `cuda_graph_impl=\"transformer_engine\"`:\n\n```python\n# megatron-core 0.16 / 0.17\n"
+            "cfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_scope = [\"attn\"]\n```\n\n"
+            "(On 0.18+ the same list goes in `cuda_graph_modules`, with `cuda_graph_scope = None`.)\n")
+    ex = extract_config(text)
+    assert ex.era == "legacy" and ex.config.get("model.cuda_graph_scope") == ["attn"]
