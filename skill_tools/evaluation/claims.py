@@ -92,11 +92,12 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
     for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
         lo, hi = _clause(_unwrapped(ctx.text), pos)
-        if _NEGATION.search(norm, lo, hi):
+        end = pos + len(subj)
+        negated = _NEGATION.search(norm, lo, hi)
+        if negated and negated.start() < end:
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
-        end = pos + len(subj)
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
@@ -105,8 +106,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             if is_object and not _NEGATION.search(norm[end:p]):
                 return pos, subj, obj
             break
-        advised = _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos) or \
-            _bound_before(ctx, objects, o_at, rivals, r_at, lo, pos)
+        advised = None if negated else _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos) or \
+            _bound_before(ctx, objects, o_at, rivals, r_at, lo, pos)  # a negation after the subject: not bound before it
         if advised is not None:
             return pos, subj, advised
     return None

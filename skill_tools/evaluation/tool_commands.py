@@ -28,8 +28,8 @@ _INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _PROGRAM = re.compile(r"(?:^|(?<=[\s(;&|]))(?:skill-tools|python3?\s+-m\s+skill_tools|uv\s+run\s+skill-tools)\s+(.*)$")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?[$%❯>]\s+")
 #: A command as a task runner or CI file lists it ("      - skill-tools bench …" under a Taskfile's
-#: ``cmds:``, "script: skill-tools validate …"), also when the whole answer is that file, unfenced.
-_LISTED = re.compile(r"^\s*(?:-\s+|(?:run|script|cmd|cmds|command):\s+[|>]?\s*)[\"']?(?=(?:skill-tools|python3?\s+-m\s+skill_tools)\s)")
+#: ``cmds:``, "script: skill-tools validate …", a pre-commit hook's ``entry:``), also when the whole answer is that file, unfenced.
+_LISTED = re.compile(r"^\s*(?:-\s+|(?:run|script|cmd|cmds|command|commands|entry|exec|ExecStart):\s+[|>]?\s*)[\"']?(?=(?:skill-tools|python3?\s+-m\s+skill_tools)\s)")
 #: A command on a line of its own outside a fence: indented (Markdown code under a list item), or
 #: starting the line and giving options ("skill-tools bench --mode inference …").
 _BARE = re.compile(r"^(?:\s{2,}|\t)(?:skill-tools|python3?\s+-m\s+skill_tools)\s+\S|"

@@ -214,3 +214,20 @@ def test_the_era_of_the_written_config_outranks_a_sentences():
             "(On 0.18+ the same list goes in `cuda_graph_modules`, with `cuda_graph_scope = None`.)\n")
     ex = extract_config(text)
     assert ex.era == "legacy" and ex.config.get("model.cuda_graph_scope") == ["attn"]
+
+
+def test_a_negation_after_the_bound_object_does_not_void_the_claim():
+    answer = ("- full attention layers → `attn`\n- Gated DeltaNet layers → `mamba` — GDN is a linear-recurrent mixer, "
+              "so it is graphed by the SSM scope, not by the attention scope\n")
+    (claim,) = [c for b in _score("gdn-mamba-scope", answer)["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    assert claim["score"] == 0.0, claim
+    fine = "- Gated DeltaNet layers → `attn`, not `mamba`: GDN is the self_attention of a TransformerLayer\n"
+    (claim,) = [c for b in _score("gdn-mamba-scope", fine)["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    assert claim["score"] != 0.0, claim
+
+
+def test_a_pre_commit_hooks_entry_is_a_command():
+    a = _score("run-helper-validate", "```yaml\nrepos:\n  - repo: local\n    hooks:\n      - id: v\n"
+                                      "        entry: skill-tools validate --json --era 0.19\n        language: system\n```\n")
+    (check,) = [c for b in a["behaviors"] for c in b["checks"] if c["type"] == "tool_commands"]
+    assert check["score"] == 0.0 and "--era" in check["explanation"], check
