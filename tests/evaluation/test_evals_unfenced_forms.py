@@ -108,11 +108,13 @@ def test_torchruns_own_options_are_not_a_config():
 def _score(task: str, answer: str) -> dict:
     from pathlib import Path
 
+    from skill_tools.cli import refusal
     from skill_tools.evaluation.score import score_all
     from skill_tools.evaluation.tasks import AnswerRecord, load_tasks
 
     tasks = load_tasks(Path(__file__).resolve().parents[2] / "evals" / "evals.json")
-    return score_all(tasks, [AnswerRecord(id=task, condition="with_skill", answer=answer, line=1, agent="t")])["answers"][0]
+    record = AnswerRecord(id=task, condition="with_skill", answer=answer, line=1, agent="t")
+    return score_all(tasks, [record], refusal=refusal)["answers"][0]
 
 
 def test_a_pasted_back_script_drops_what_it_leaves_out():
