@@ -35,6 +35,22 @@ _DOCKER_ARRAY = re.compile(r"^(\s*)(?:CMD|ENTRYPOINT|RUN)\s*(\[.*?\])\s*$", re.M
 QUOTED_PAIR = re.compile(r"^\s*\[?(['\"])([A-Za-z_]\w*(?:\.\w+)+)\1\]?\s*(?:=>|=|:)\s*(['\"]?)([^'\"#\n]*?)\3\s*[,;]?\s*(?:#.*|//.*|--.*)?$")
 
 
+_LINE_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|\s*//[^\n]*')
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def jsonc(body: str) -> str | None:
+    """JSON with ``//`` comments and trailing commas (VS Code's launch.json, tsconfig) as plain JSON;
+    None when it is not JSON once they are gone. Strings are kept whole (a URL's ``//`` stays)."""
+    import json
+
+    plain = _TRAILING_COMMA.sub(r"\1", _LINE_COMMENT.sub(lambda m: m.group(1) or "", body))
+    try:
+        return plain if isinstance(json.loads(plain), (dict, list)) else None
+    except (ValueError, RecursionError):
+        return None
+
+
 def quoted_pairs(body: str) -> str | None:
     """The Hydra override lines of a block whose settings are quoted dotted pairs (at least two),
     when it is not Python (a Python dict of dotted keys has its own reader, lists and all)."""
@@ -54,6 +70,8 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
     SEARCH/REPLACE edit, else ``kind`` unchanged."""
     if kind in ("auto", "shell") and not body.lstrip().startswith("{") and (pairs := quoted_pairs(body)):
         return pairs, "shell"
+    if kind in ("auto", "json") and "//" in body and (doc := jsonc(body)) is not None:
+        return doc, "json"
     if _PATCH_BEGIN.search(body):
         return _apply_patch(body), "diff"
     if body.lstrip().startswith("[") and '"op"' in body:

@@ -233,3 +233,11 @@ def test_a_pre_commit_hooks_entry_is_a_command():
                                       "        entry: skill-tools validate --json --era 0.19\n        language: system\n```\n")
     (check,) = [c for b in a["behaviors"] for c in b["checks"] if c["type"] == "tool_commands"]
     assert check["score"] == 0.0 and "--era" in check["explanation"], check
+
+
+def test_json_with_comments_is_read_as_json():
+    text = ('{\n  // .vscode/launch.json\n  "configurations": [\n    {\n      "module": "torch.distributed.run",\n'
+            '      "env": {\n        "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True", // keep\n'
+            '        "NCCL_GRAPH_REGISTER": "0",\n      },\n    }\n  ]\n}\n')
+    env = extract_config(text).config.env
+    assert env.get("NCCL_GRAPH_REGISTER") == "0" and env.get("PYTORCH_CUDA_ALLOC_CONF") == "expandable_segments:True"
