@@ -38,8 +38,9 @@ def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalC
     if not option.has(_IMPL):
         return apply(main, option)
     base = CanonicalConfig(source=main.source, fmt=main.fmt)
+    off = option.get(_IMPL) == "none"  # a graphs-off baseline or fallback: no graph setting of the main config stays
     for key, value in main.values.items():
-        if key in _GROUP and not option.has(key):
+        if (key in _GROUP or (off and "cuda_graph" in key)) and not option.has(key):
             continue  # the option's impl replaces the recommended graph settings as a group
         base.set(key, stated.get(key) if stated is not None and stated.has(key) else value, main.locations.get(key))
     base.env.update(main.env)

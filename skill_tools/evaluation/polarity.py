@@ -89,7 +89,8 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|option (?:b|2|two)|second option|other option|"
-                  r"(?:eager |graphs?[- ]off )?baseline|control run|reference run)\b|"
+                  r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|"
+                  r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\balternative\s*[:—–-]", re.I)
 #: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
 #: (...) you can set ... back to False", "should capture fail, ...".

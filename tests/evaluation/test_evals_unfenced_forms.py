@@ -241,3 +241,11 @@ def test_json_with_comments_is_read_as_json():
             '        "NCCL_GRAPH_REGISTER": "0",\n      },\n    }\n  ]\n}\n')
     env = extract_config(text).config.env
     assert env.get("NCCL_GRAPH_REGISTER") == "0" and env.get("PYTORCH_CUDA_ALLOC_CONF") == "expandable_segments:True"
+
+
+def test_a_graphs_off_baseline_to_compare_against_is_no_refused_option():
+    answer = ("The dynamic engine uses MCore's local graphs:\n\n```python\nconfig = TransformerConfig(\n"
+              "    cuda_graph_impl=\"local\",\n    inference_cuda_graph_scope=\"block\",\n)\n```\n\n"
+              "A/B decode tokens/s against `cuda_graph_impl=\"none\"` at your real batch size.\n")
+    a = _score("inference-decode-graphs", answer)
+    assert not any("inference-scope-impl" in f for f in a["fatal"]), a["fatal"]
