@@ -184,6 +184,8 @@ class LinePolarity:
         s_lo, s_hi = max(s_lo, start - WINDOW), min(s_hi, end + WINDOW)
         sentence = text[s_lo:s_hi]
         clause = text[lo:hi]
+        if self.text.count("~~", 0, start) % 2 == 1 and "~~" in self.text[end:]:
+            return Polarity(REJECTED, era_of(clause), "struck through")  # ~~`x`~~: a Markdown strikethrough
         era = era_of(clause) or (self._aside_era(end, hi) if outside else None) or era_of(self.text[s_lo:s_hi]) \
             or self.section_era  # an aside names the era of the sentence it sits in
         if re.match(r"\s(?:->|→|=>)\s", text[hi:hi + 4]) and \

@@ -249,3 +249,11 @@ def test_a_graphs_off_baseline_to_compare_against_is_no_refused_option():
               "A/B decode tokens/s against `cuda_graph_impl=\"none\"` at your real batch size.\n")
     a = _score("inference-decode-graphs", answer)
     assert not any("inference-scope-impl" in f for f in a["fatal"]), a["fatal"]
+
+
+def test_a_struck_through_item_is_rejected():
+    text = ("Keep `cuda_graph_impl=\"transformer_engine\"`.\n\n- ~~Switch to `cuda_graph_impl=\"local\"` to get around "
+            "the assert.~~ Bridge only takes `local` for full iteration.\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.counter_config.get("model.cuda_graph_impl") == "local"
