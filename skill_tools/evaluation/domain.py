@@ -18,9 +18,9 @@ the task's rules against them:
 A rule is ``{"id", "when": [cond, …], "unless": [cond, …], "message", "source"}``; it fires when
 every ``when`` condition holds and no ``unless`` condition does. A condition is ``{"path": regex}``
 (searched in each path) with one test of the value (``equals``, ``in``, ``not_in``, ``above``,
-``power_of_two``) or ``"absent": true`` (no path matches), optionally ``not_path`` (paths to skip) and
-``in_files`` (only settings of whole code blocks),
-or ``{"text_lacks": regex}`` on the answer's text. The check only vetoes: it fails (fatally) on a
+``power_of_two``, ``lacks``: a string without that part) or ``"absent": true`` (no path matches),
+optionally ``not_path`` (paths to skip) and ``in_files`` (only settings of whole code blocks), or
+``{"text_lacks": regex}`` on the answer's text. The check only vetoes: it fails (fatally) on a
 fired rule and is not applicable otherwise, so it never lifts a weak answer.
 """
 
@@ -165,6 +165,8 @@ def _value_test(value: Any, cond: dict[str, Any]) -> bool:
         return any(_same(value, v) for v in cond["in"])
     if "not_in" in cond:
         return not any(_same(value, v) for v in cond["not_in"])
+    if "lacks" in cond:  # a string value without a part ("PYTORCH_CUDA_ALLOC_CONF" without expandable segments)
+        return isinstance(value, str) and cond["lacks"].lower() not in value.lower().replace(" ", "")
     num = _number(value)
     if "above" in cond:
         return num is not None and num > cond["above"]

@@ -118,7 +118,8 @@ CASES += [
      "Lazy set-up runs during capture. Give it more eager steps first:\n\n```python\n"
      "cfg.model.cuda_graph_warmup_steps = 10\n```\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),
     ("expandable-segments-te-assert", "expandable-drop-segments",
-     "For TE graphs drop expandable segments:\n\n```bash\nunset PYTORCH_CUDA_ALLOC_CONF\n```\n",
+     "For TE graphs drop expandable segments:\n\n```bash\nunset PYTORCH_CUDA_ALLOC_CONF\n"
+     "export PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.8\n```\n",
      "Keep them and add the register switch:\n\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
      "export NCCL_GRAPH_REGISTER=0\n```\n"),
     ("diagnose-teardown-hang", "teardown-nccl-watchdog-env",
