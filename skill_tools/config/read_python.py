@@ -154,12 +154,7 @@ def _named_mappings(tree: ast.AST, consts: dict[str, Any] | None = None) -> dict
             continue
         value = node.value
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "dict" and not value.args:
-            pairs = {}
-            for kw in value.keywords:
-                ok, v = literal(kw.value, consts)
-                if kw.arg is not None and ok:
-                    pairs[kw.arg] = v
-            out[node.targets[0].id] = pairs
+            out[node.targets[0].id] = {name: v for name, v, _ in _keyword_literals(value, consts)}
         elif isinstance(value, ast.Dict):
             ok, v = literal(value, consts)
             if ok and all(isinstance(k, str) for k in v):
@@ -245,21 +240,18 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
         chain = aliases[chain[0]] + chain[1:]
     if isinstance(value, ast.Call) and (attr_chain(value.func) or [""])[-1] in ("replace", "evolve") and value.args \
             and (attr_chain(value.args[0]) or []) == (attr_chain(target) or [None]):
-        for kw in value.keywords:  # cfg.model = dataclasses.replace(cfg.model, cuda_graph_impl="local", ...)
-            ok, v = literal(kw.value, consts)
-            key = python_key(chain + [kw.arg]) if kw.arg and ok else None
+        for name, v, line in _keyword_literals(value, consts):  # cfg.model = dataclasses.replace(cfg.model, k=v, ...)
+            key = python_key(chain + [name])
             if key is not None:
-                cfg.set(key, v, Location(source, kw.value.lineno))
+                cfg.set(key, v, Location(source, line))
         return
     key = python_key(chain)
     if key is None:
         return
     callee = (attr_chain(value.func) or [""])[-1] if isinstance(value, ast.Call) else ""
     if callee[:1].isupper() and not MODEL_CALL.search(callee) and not value.args and value.keywords:  # x = Specs(k=v)
-        for kw in value.keywords:
-            ok, v = literal(kw.value, consts)
-            if kw.arg and ok:
-                cfg.set(f"{key}.{kw.arg}", v, Location(source, kw.value.lineno))
+        for name, v, line in _keyword_literals(value, consts):
+            cfg.set(f"{key}.{name}", v, Location(source, line))
         return
     ok, v = literal(value, consts)
     if ok:
@@ -299,19 +291,26 @@ def _update_call(cfg: CanonicalConfig, node: ast.Call, source: str, aliases: dic
     pairs: dict[str, Any] = {}
     for arg in node.args[:1]:
         if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "dict" and not arg.args:
-            arg = ast.Dict(keys=[ast.Constant(kw.arg) for kw in arg.keywords if kw.arg],
-                           values=[kw.value for kw in arg.keywords if kw.arg])
+            pairs.update({name: v for name, v, _ in _keyword_literals(arg, consts)})
+            continue
         ok, mapping = literal(arg, consts) if not isinstance(arg, ast.Name) else (arg.id in mappings, mappings.get(arg.id))
         if ok and isinstance(mapping, dict):
             pairs.update(mapping)
-    for kw in node.keywords:
-        ok, v = literal(kw.value, consts)
-        if kw.arg is not None and ok:
-            pairs[kw.arg] = v
+    pairs.update({name: v for name, v, _ in _keyword_literals(node, consts)})
     for name, value in pairs.items():
         key = python_key(chain + [name]) if isinstance(name, str) and name.isidentifier() else None
         if key is not None:
             cfg.set(key, value, Location(source, node.lineno))
+
+
+def _keyword_literals(call: ast.Call, consts: dict[str, Any] | None) -> list[tuple[str, Any, int]]:
+    """(name, value, line) of each named keyword of ``call`` whose value is a literal (``**x`` skipped)."""
+    out = []
+    for kw in call.keywords:
+        ok, v = literal(kw.value, consts)
+        if kw.arg is not None and ok:
+            out.append((kw.arg, v, kw.value.lineno))
+    return out
 
 
 def literal(node: ast.AST, names: dict[str, Any] | None = None) -> tuple[bool, Any]:

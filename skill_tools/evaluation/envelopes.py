@@ -58,11 +58,11 @@ def quoted_pairs(body: str) -> str | None:
     if len(pairs) < 2:
         return None
     try:
-        ast.parse(textwrap.dedent(body))
+        pysource.parse(textwrap.dedent(body))
         return None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
-    return "\n".join(f"{m.group(2)}={m.group(4).strip()}" for m in pairs) if len(pairs) >= 2 else None
+    return "\n".join(f"{m.group(2)}={m.group(4).strip()}" for m in pairs)
 
 
 def unwrap(body: str, kind: str) -> tuple[str, str]:

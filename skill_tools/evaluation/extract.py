@@ -29,7 +29,7 @@ from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import assigned_overrides, bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
-from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
+from skill_tools.evaluation.precedence import ERA_NOTE, WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
 from skill_tools.evaluation.precedence import outranked as _outranked, supersede as _supersede
 
 @dataclass
@@ -242,7 +242,7 @@ def _settle(block: Block) -> None:
         block.keys = sorted(block.cfg.values) + sorted("env." + k for k in block.cfg.env)
     if block.era == "legacy" and _current_only_keys(block.cfg):
         block.why = (block.why + "; " if block.why else "") + \
-            f"written for 0.16-0.17 but sets {', '.join(_current_only_keys(block.cfg))} (0.18+ only)"
+            f"{ERA_NOTE}0.16-0.17 but sets {', '.join(_current_only_keys(block.cfg))} (0.18+ only)"
         block.era = None
 
 

@@ -189,7 +189,7 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             elif tok.startswith("--") and len(tok) > 2:
                 in_flags = True
                 flags.append(tok)
-                if "_" in tok.split("=", 1)[0] and tok.split("=", 1)[0].lstrip("-") not in LAUNCHER_FLAGS:
+                if "_" in tok.split("=", 1)[0] and not _launcher_flag(tok):
                     run_script = True
                 while k + 1 < len(tokens) and not tokens[k + 1].startswith("-") and not _HYDRA_TOKEN.match(tokens[k + 1]):
                     k += 1
@@ -205,16 +205,21 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield from _shell_blocks(value, ln, role, origin)
         if env:
             yield Block("env", "\n".join(env), ln, origin, role)
-        if flags and any(f.startswith("--") and f.split("=", 1)[0].lstrip("-") not in LAUNCHER_FLAGS for f in flags):
+        if flags and any(f.startswith("--") and not _launcher_flag(f) for f in flags):
             yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
         if hydra:
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 #: torchrun's own options (``DISTRIBUTED_ARGS=(--nproc_per_node 8 --nnodes 1 …)``): the launcher's, not a config.
-LAUNCHER_FLAGS = frozenset({"nproc_per_node", "nproc-per-node", "nnodes", "node_rank", "node-rank", "master_addr",
-                            "master-addr", "master_port", "master-port", "rdzv_backend", "rdzv-backend", "rdzv_endpoint",
-                            "rdzv-endpoint", "rdzv_id", "rdzv-id", "max_restarts", "max-restarts", "standalone"})
+LAUNCHER_FLAGS = frozenset(f for n in ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_backend",
+                                       "rdzv_endpoint", "rdzv_id", "max_restarts", "standalone") for f in (n, n.replace("_", "-")))
+
+
+def _launcher_flag(tok: str) -> bool:
+    return tok.split("=", 1)[0].lstrip("-") in LAUNCHER_FLAGS
+
+
 #: Programs whose options are their own, never a training run's: their command lines hold no config.
 NOT_LAUNCHERS = frozenset({"skill-tools", "git", "cat", "grep", "rg", "ls", "pip", "pip3", "nvidia-smi", "head",
                            "tail", "less", "jq", "watch", "curl", "wget", "kubectl", "squeue", "sacct", "scancel",

@@ -215,14 +215,14 @@ def check_diagnosis(ctx: AnswerContext, outcome: Outcome, fix_findings: Callable
 def _touches(changed: set[str], rule: str) -> bool:
     """The answer changes a stated key the rule reads, or the implementation: a fix that leaves the
     rule in place is then the answer's own; otherwise the reader missed the fix, and it is not judged."""
+    from skill_tools.evaluation.precedence import IMPL_KEYS
     from skill_tools.rules.catalog import load
 
     try:
         keys = set(load().by_id(rule).keys)
     except KeyError:
         return True
-    keys |= {"model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph"}
-    return bool(keys & changed)
+    return bool((keys | set(IMPL_KEYS)) & changed)
 
 
 @lru_cache(maxsize=64)

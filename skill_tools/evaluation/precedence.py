@@ -14,6 +14,8 @@ from skill_tools.evaluation.fragments import SUGGESTED, Block
 #: Where an answer writes its config down (a code block, a table row, a changed file), as against
 #: mentioning a setting in a sentence.
 WRITTEN_ORIGINS = ("fenced", "unfenced", "table", "workspace")
+#: How a block's ``why`` starts when its era tag was dropped (:func:`extract._settle`): a note, not an ask.
+ERA_NOTE = "written for "
 #: Keys that together say what is captured: a sentence that names one of them beside a written
 #: config that already says what is captured describes, it does not add.
 _GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope",
@@ -49,7 +51,7 @@ def outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
     graph_written = any(k in written for k in _GRAPH_GROUP)
     out: dict[int, Block] = {}
     for b in blocks:
-        label = b.why if not b.why.startswith("written for ") else ""  # the era note of extract._settle asks for nothing
+        label = "" if b.why.startswith(ERA_NOTE) else b.why  # the era note of extract._settle asks for nothing
         if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or label or b.cfg is None:
             continue
         drop = [k for k, v in b.cfg.values.items()

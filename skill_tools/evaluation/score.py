@@ -180,8 +180,8 @@ class Scorer:
                 if ctx.extraction.unsafe or not before or "skipped" in before:
                     return None
                 fixed = apply(stated, ctx.config)
-                after, rules = self._validate(ctx.extraction, fixed, era) or {}, \
-                    lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}
+                after = self._validate(ctx.extraction, fixed, era) or {}
+                rules = lambda v: {str(f.get("rule")) for f in v.get("errors", []) + v.get("warnings", [])}  # noqa: E731
                 return rules(before), rules(after), {k for k, v in fixed.values.items() if stated.get(k) != v}
             checks = check_diagnosis(ctx, outcome, fix_findings)
         elif outcome.kind == "decision":

@@ -119,14 +119,12 @@ def _yaml_document(body: list[str]) -> bool:
     except Exception:  # not YAML: the paragraph is read as prose
         return False
     from skill_tools.config.model import SECTIONS
+    from skill_tools.evaluation.keys import _ENV_PARENTS
 
     return isinstance(doc, dict) and len(doc) >= 2 and all(isinstance(k, str) and k.isidentifier() for k in doc) \
-        and any(k in SECTIONS or k in _ENV_SECTIONS for k in doc) \
+        and any(k in SECTIONS or k in _ENV_PARENTS for k in doc) \
         and any(isinstance(v, dict) and v and all(isinstance(k, str) and k.isidentifier() for k in v) for v in doc.values())
 
-
-#: Top-level YAML keys that hold the process environment (conda, GitLab CI, Azure Pipelines, compose).
-_ENV_SECTIONS = ("variables", "env", "environment", "env_vars")
 
 
 def _python_statements(text: str, one_line: bool = False) -> bool:
@@ -135,8 +133,10 @@ def _python_statements(text: str, one_line: bool = False) -> bool:
     One line counts only as a name bound to a list, dict or tuple (``GRAPHED = ["attn"]``)."""
     import ast
 
+    from skill_tools.config import pysource
+
     try:
-        tree = ast.parse(textwrap.dedent(text))
+        tree = pysource.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     if one_line:
