@@ -10,7 +10,8 @@ ends at a sentence end, a semicolon, a table cell, a line end or a contrast ("bu
 "instead of"). An object
 that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a Mamba layer") or
 that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
-(:func:`answer_context.find_mentions`): case and ``-``/``_`` folded.
+(:func:`answer_context.find_mentions`): case and ``-``/``_`` folded; a plain multi-word object or
+rival also matches reworded (:mod:`loose_phrases`: inflections, a word or two between, near-synonyms).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, find_mentions, normalise, quote
+from skill_tools.evaluation.loose_phrases import loose_mentions
 from skill_tools.evaluation.polarity import REJECTED
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
@@ -39,6 +41,8 @@ _AFTER = 40  # characters after an object in which a negation ("`mamba` would no
 #: A recommendation right before an object (on normalised text: ``_`` and ``-`` are spaces).
 _ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) to|go(?:ing)? with|set|enable|"
                      r"put)\s+(?:the\s+)?[`'\"]*(?:cuda graph (?:impl|modules|scope)\s*[=:]?\s*\[?[`'\"]*)?$")
+#: A condition right before the subject ("if the padding flag is off, …"): a supposition.
+_IF = re.compile(r"(?<![a-z])(?:if|unless|whether|suppose|assuming)\s+(?:the\s+|your\s+|you\s+set\s+)?[`'\"*]*$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
 
@@ -75,7 +79,8 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
     """Mentions that are words of prose, not part of an identifier: ``full_iteration`` inside
     ``full_iteration_inference``, or "inference" in ``--inference-cuda-graph-scope``, is not one."""
     text = ctx.text
-    return [(p, n) for p, n in find_mentions(ctx, names)
+    found = sorted(set(find_mentions(ctx, names)) | set(loose_mentions(ctx.norm, names)))
+    return [(p, n) for p, n in found
             if not (p > 0 and (text[p - 1] in "_-" or text[p - 1].isalnum()))
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
 
@@ -98,6 +103,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
+        if _IF.search(norm, max(lo, pos - 24), pos):
+            continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds

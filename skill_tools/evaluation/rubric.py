@@ -36,6 +36,7 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     restated_keys,
 )
 from skill_tools.evaluation.claims import check_claim_absent
+from skill_tools.evaluation.timing_window import check_timing_window
 from skill_tools.evaluation.domain import check_domain
 from skill_tools.evaluation.config_checks import _same
 from skill_tools.evaluation.fragments import SUGGESTED
@@ -173,6 +174,7 @@ CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "concept": check_concept,
     "concept_absent": check_concept_absent,
     "claim_absent": check_claim_absent,
+    "timing_window": check_timing_window,
     "domain": check_domain,
     "config": check_config,
     "graph": check_graph,

@@ -1,0 +1,96 @@
+"""Timing advice that charges the graphed run for its eager warm-up and its capture step.
+
+A graphed run's first ``cuda_graph_warmup_steps`` iterations run eagerly and the next one
+captures (many times slower than a replay); only the iterations after it show what graphs do.
+An answer can write a sound config and still tell the user to compare "the mean over iterations
+1-50", "the first 10 iterations" or "iteration 4, where the graph is recorded": the A/B then
+measures warm-up and capture, and the user turns graphs off (or keeps them) on a wrong number.
+Writers say this in many ways; this check reads the ways that carry their own evidence, a
+timing sentence that names a window starting at the first iterations:
+
+- a range of iterations or steps that starts at or before the capture step ("iterations 1–50",
+  "steps 0..20");
+- "the first N iterations" or "the first iteration";
+- the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step").
+
+A sentence that excludes the window ("skip", "exclude", "discard", "after", "never", "not", …)
+advises against it and binds nothing, as does one that warns what such a window does ("If your
+number averages iterations 1–N, the capture step alone can wipe out a 10 % win"). The warm-up is the answer's own
+``cuda_graph_warmup_steps`` when it sets one, else megatron-core's default of 3. English only:
+other languages are left to the judge.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, quote
+
+_DEFAULT_WARMUP = 3  # TransformerConfig.cuda_graph_warmup_steps (core_v0.19.0 transformer_config.py)
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|$)", re.M)
+#: Words of a sentence that times or compares runs.
+_TIMES = re.compile(r"(?<![a-z])(?:compar\w*|mean|average\w*|averaging|median|elapsed|speed ?up\w*|step time|"
+                    r"iteration time|time per|timing|judge|measur\w*|faster|throughput|tokens/s|look at|vs\.?|versus)"
+                    r"(?![a-z])")
+#: Words that exclude the window, or say not to time it.
+_EXCLUDES = re.compile(r"(?<![a-z])(?:exclud\w*|skip\w*|drop\w*|discard\w*|ignor\w*|throw\w* away|leave out|"
+                       r"leaving out|after|past|beyond|post capture|steady|never|not|no|don't|do not|avoid\w*|"
+                       r"instead of|rather than|without|except|minus|slow\w*|inflat\w*|distort\w*|misleading|"
+                       r"meaningless|wrong|noise|outlier|wip\w*|hid\w*|swamp\w*|dominat\w*|skew\w*|pitfall|mistake|trap|"
+                       r"^\W*if)(?![a-z])")
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
+#: On normalised text, where "1-50" reads "1 50".
+_RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*(\d{1,5})(?![\d.%])")
+_FIRST_N = re.compile(r"(?<![a-z])(?:the\s+)?first\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
+                      r")\s+(?:\w+\s+)?(?:iterations|iters|steps)")
+_FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\w+\s+)?(?:iteration|iter|step)(?![a-z])")
+_AT = re.compile(r"(?<![a-z])(?:iteration|iter|step)\s+#?(\d{1,4})(?![\d.])")
+_CAPTURE = re.compile(r"(?<![a-z])(?:the\s+)?capture\s+(?:step|iteration)(?![a-z])")
+
+
+def _warmup(ctx: AnswerContext) -> int:
+    value = ctx.config.get("model.cuda_graph_warmup_steps")
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1000 else _DEFAULT_WARMUP
+
+
+def _window(sentence: str, capture_at: int) -> str | None:
+    """The window a timing sentence names that contains warm-up or capture, else None."""
+    for m in _RANGE.finditer(sentence):
+        if int(m.group(1)) <= capture_at < int(m.group(2)) or int(m.group(1)) <= 1 < int(m.group(2)):
+            return m.group()
+    m = _FIRST_N.search(sentence)
+    if m:
+        return m.group()
+    m = _FIRST.search(sentence) or _CAPTURE.search(sentence)
+    if m:
+        return m.group()
+    for m in _AT.finditer(sentence):
+        if int(m.group(1)) in (1, capture_at):
+            return m.group()
+    return None
+
+
+def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
+    """(position, window) of the first timing sentence that includes warm-up or capture."""
+    capture_at = _warmup(ctx) + 1  # iterations count from 1 in Megatron's log
+    for m in _SENTENCE.finditer(ctx.norm):
+        sentence = m.group()
+        if not _TIMES.search(sentence) or _EXCLUDES.search(sentence):
+            continue
+        window = _window(sentence, capture_at)
+        if window is not None:
+            return m.start(), window
+    return None
+
+
+def check_timing_window(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    name = spec["name"]
+    found = find_window(ctx)
+    if found is None:
+        return CheckResult("timing_window", name, None, "not applicable: times no window with warm-up or capture in it")
+    pos, window = found
+    return CheckResult("timing_window", name, 0.0,
+                       f"times the runs over {window!r}, which holds the eager warm-up or the capture step: "
+                       "compare post-capture replay iterations only", quote(ctx.text, pos), fatal=True)

@@ -1,0 +1,111 @@
+"""Claims and timing advice as writers reword them: a claim's object inflected, with a word or two
+in between, or said with a near-synonym ("frees its gathered weights" for "frees the
+parameters") still binds; a comparative or a negation in between, or a supposition ("if padding
+is turned off, MCore asserts"), does not. And an A/B timed over a window that holds the eager
+warm-up or the capture step fails (rubric ``timing_window``), while advice that excludes that
+window does not. Answers written for these tests, through the whole scorer and the task set's
+own checks."""
+
+from __future__ import annotations
+
+import pytest
+from one_answer import checks_of, score_one
+
+from skill_tools.evaluation.loose_phrases import loose_mentions, loose_pattern
+
+FSDP = ("Apply `fully_shard` to every transformer block first, then to the root model, and build the optimizer "
+        "after wrapping.\n\n")
+
+
+@pytest.mark.parametrize("phrase, text", [
+    ("frees the parameters", "each block frees its gathered weights right after forward"),
+    ("lower peak memory", "lowest peak memory of the two"),
+    ("saves memory", "saving GPU memory"),
+    ("more memory", "more peak memory"),
+])
+def test_reworded_phrase_matches(phrase, text):
+    assert loose_mentions(text.lower(), [phrase]), (phrase, text)
+
+
+@pytest.mark.parametrize("phrase, text", [
+    ("cuts communication", "ZeRO-3 pays for the savings with more communication"),
+    ("saves memory", "it saves nothing; memory stays"),
+    ("frees the parameters", "frees nothing.\nParameters stay"),
+])
+def test_a_comparative_negation_or_sentence_end_between_words_breaks_the_match(phrase, text):
+    assert not loose_mentions(text.lower(), [phrase])
+
+
+def test_identifiers_and_single_words_are_left_to_exact_matching():
+    assert loose_pattern("reshard_after_forward=False") is None
+    assert loose_pattern("faster") is None
+    assert loose_pattern("`mamba` scope") is None
+
+
+@pytest.mark.parametrize("claim", [
+    "- `reshard_after_forward=False`: each block frees its gathered weights once its forward is done; "
+    "lowest peak memory.\n- `reshard_after_forward=True`: the weights stay resident until backward.\n",
+    "With reshard_after_forward=False every unit drops the all-gathered params after forward, which is what "
+    "you want on a memory-tight 13B run.\n",
+])
+def test_the_inverted_reshard_trade_off_reworded_fails(claim):
+    row = score_one("neg-fsdp-sharding", FSDP + claim)
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+
+
+@pytest.mark.parametrize("right", [
+    "`reshard_after_forward=True` frees the gathered weights after forward (lowest memory, one more all-gather in "
+    "backward); `reshard_after_forward=False` keeps them gathered: faster, more memory. Pick True for 13B on "
+    "16 GPUs unless memory is plentiful.\n",
+    "reshard_after_forward=False saves no memory at all: it keeps the unsharded weights until backward.\n",
+])
+def test_the_right_trade_off_reworded_passes(right):
+    row = score_one("neg-fsdp-sharding", FSDP + right)
+    assert row["passed"], row["fatal"]
+
+
+DENSE = """```python
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_modules = ["attn"]
+cfg.model.cuda_graph_warmup_steps = 3
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+```
+
+Keep seq_length=8192 and micro_batch_size=1 static. Profile eager first with nsys to see launch gaps.
+"""
+
+
+@pytest.mark.parametrize("advice", [
+    "Then compare the mean elapsed time per iteration over iterations 1-50 of both logs.",
+    "Run both for 5 iterations and look at iteration 4 of the graphed log against eager iteration 4.",
+    "Judge it on the average of the first 10 iterations of each run.",
+    "Compare the very first iteration's time of each run: that is where launch overhead shows most.",
+])
+def test_timing_over_warmup_or_capture_fails(advice):
+    row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
+    (check,) = checks_of(row, "timing_window")
+    assert check["score"] == 0.0 and check["fatal"], check
+    assert not row["passed"]
+
+
+@pytest.mark.parametrize("advice", [
+    "Compare post-capture replay iterations only: skip iterations 1-4 (three eager warm-up steps and the capture).",
+    "Measure the median step time over iterations 20-100 of both logs, after warm-up and capture.",
+    "Never judge the speedup on the capture step; it also runs a warm-up pass and a replay.",
+    "If your number averages iterations 1-N, the capture step alone can wipe out a 10 % win; "
+    "compare steady-state replay steps instead.",
+])
+def test_timing_that_excludes_warmup_and_capture_passes(advice):
+    row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
+    (check,) = checks_of(row, "timing_window")
+    assert check["score"] is None, check
+    assert row["passed"], row["fatal"]
+
+
+def test_the_window_follows_the_answers_own_warmup():
+    text = DENSE.replace("warmup_steps = 3", "warmup_steps = 10") + \
+        "Compare the mean step time over iterations 8-40 of both runs.\n"
+    (check,) = checks_of(score_one("dense-te-scoped-bringup", text), "timing_window")
+    assert check["score"] == 0.0  # iteration 11 captures: 8-40 holds it
