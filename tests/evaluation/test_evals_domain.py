@@ -75,22 +75,32 @@ CASES = [
      "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
     ("neg-triton-kernel", "triton-num-warps-not-power-of-two",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=6)], key=['n_cols'])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=8)], key=['n_cols'])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```"),
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```"),
     ("neg-triton-kernel", "triton-block-size-not-power-of-two",
      "Use one program per row and set `BLOCK_SIZE = n_cols` so no lane is masked.",
      "Use one program per row and set `BLOCK_SIZE = triton.next_power_of_2(n_cols)`, masking the tail."),
     ("neg-triton-kernel", "triton-autotune-without-key",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```"),
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```"),
     ("neg-triton-kernel", "triton-autotuned-meta-passed-at-launch",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
-     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n\nk[(rows,)](x, n_cols)\n```"),
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n\nk[(rows,)](x, n_cols)\n```"),
+    # a one-pass row softmax (one block per row, no loop over the row) with an autotuned BLOCK_SIZE
+    ("neg-triton-kernel", "triton-autotuned-row-block",
+     "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 256}, num_warps=4), "
+     "triton.Config({'BLOCK_SIZE': 1024}, num_warps=8)], key=['n_cols'])\n@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    cols = tl.arange(0, BLOCK_SIZE)\n```",
+     "```python\n@triton.autotune(configs=[triton.Config({}, num_warps=w) for w in (4, 8)], key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    cols = tl.arange(0, BLOCK_SIZE)\n\n"
+     "k[(rows,)](x, n_cols, BLOCK_SIZE=triton.next_power_of_2(n_cols))\n```"),
+    ("neg-hf-gradient-checkpointing", "hf-fp16-and-bf16",
+     "```python\nargs = TrainingArguments(output_dir='o', bf16=torch.cuda.is_bf16_supported(), fp16=True)\n```",
+     "```python\nok = torch.cuda.is_bf16_supported()\nargs = TrainingArguments(output_dir='o', bf16=ok, fp16=not ok)\n```"),
 ]
 
 STALE_OK = ("The AccumulateGrad nodes were created on the legacy stream when DDP registered its hooks. Use a "
