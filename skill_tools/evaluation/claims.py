@@ -56,7 +56,30 @@ _GOES_ON = re.compile(r"\n(?=[ \t]*[a-z(`'\"])(?![ \t]*(?:[-*+•]\s|\d{1,3}[.)]
 def _unwrapped(text: str) -> str:
     """``text`` normalised, with the line breaks of hard-wrapped sentences as spaces (positions kept):
     "`moe_pad_expert_input_to_capacity` only pads … and is a" / "throughput knob" is one clause."""
-    return normalise(_GOES_ON.sub(" ", text))
+    text = _GOES_ON.sub(" ", _panel_text(text))
+    return normalise(text)
+
+
+#: The borders of a text panel (a box-drawn card or cheat sheet).
+_BORDER = re.compile(r"[│┃║╎┆┊]")
+
+
+def _panel_text(text: str) -> str:
+    """``text`` with the borders of box-drawn panels blanked and a panel line that goes on (no
+    sentence end before its right border) joined to the next: "Gated DeltaNet is … same family as │"
+    / "│ Mamba-2, so its layers go under the mamba scope." is one clause. Positions are kept."""
+    if not _BORDER.search(text):
+        return text
+    chars, pos = list(_BORDER.sub(" ", text)), 0
+    lines = text.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line)  # the position of this line's break
+        inner = line.strip()
+        if inner[:1] in "│┃║" and following.strip()[:1] in "│┃║" and \
+                _BORDER.sub("", inner).strip()[-1:] not in ("", ".", "!", "?", ":", ";"):
+            chars[pos] = " "
+        pos += 1
+    return "".join(chars)
 
 
 def _clause(norm: str, pos: int) -> tuple[int, int]:
@@ -122,9 +145,11 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
 
 #: What joins an object to a subject that follows it: a short predicate ending on a preposition
 #: ("`transformer_engine` graphs: also fine for decode", "TE grafi delujejo tudi za decode"), in
-#: the languages answers come in.
+#: the languages answers come in, or on a verb that applies it ("TE graphs: the helper can also
+#: capture decode").
 _FOR_SUBJECT = re.compile(r"^[^,;]{0,50}(?<![a-z])(?:for|during|in|at|with|za|voor|bij|für|beim|pour|para|per|dla|"
-                          r"podczas|için|cho|untuk|при|для|για)\s*[`'\"*]*$")
+                          r"podczas|için|cho|untuk|при|для|για|captures?|serves?|covers?|handles?|accelerates?|"
+                          r"speeds? up)\s*[`'\"*]*$")
 
 
 def _bound_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],

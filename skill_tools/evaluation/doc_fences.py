@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from skill_tools.config.pysource import parse
+
 _MD_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 #: (opening line, closing line); group "lang" of the opening names the language where it can.
@@ -105,3 +107,22 @@ def _rst_end(lines: list[str], i: int, out: list[str]) -> int | None:
         out[i] = lines[i]  # the block is followed directly by text: no line to close it on
         return None
     return j + 1
+
+
+#: A workflow template's interpolation: Groovy/Nextflow/shell ``${params.recipe}``, WDL ``~{size}``,
+#: Jinja/Helm ``{{ cfg }}``. Python written inside such a template (a heredoc of a Nextflow process,
+#: a Jinja-rendered launcher) holds them where the template fills in a value.
+_INTERPOLATION = re.compile(r"[$~]\{[^{}\n]*\}|\{\{[^{}\n]*\}\}")
+
+
+def untemplated_python(text: str) -> str:
+    """``text`` as Python, with a template's interpolations read as a value (the name
+    ``TEMPLATE_VALUE``) where they keep it from parsing: ``cfg = ${params.recipe}()`` is a recipe
+    call whose name the template fills in. Text that parses, or has none, is returned unchanged."""
+    if not _INTERPOLATION.search(text):
+        return text
+    try:
+        parse(text)  # parsed, never run
+        return text
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _INTERPOLATION.sub("TEMPLATE_VALUE", text)

@@ -20,7 +20,9 @@ every ``when`` condition holds and no ``unless`` condition does. A condition is 
 (searched in each path) with one test of the value (``equals``, ``in``, ``not_in``, ``above``,
 ``power_of_two``, ``lacks``: a string without that part) or ``"absent": true`` (no path matches),
 optionally ``not_path`` (paths to skip) and ``in_files`` (only settings of whole code blocks), or
-``{"text_lacks": regex}`` on the answer's text. The check only vetoes: it fails (fatally) on a
+``{"text_lacks": regex}`` on the answer's text. A rule with ``"same_block": true`` fires only when
+its conditions meet in one Python block (or in the answer read whole as one file): two versions
+of a kernel in two blocks are two programs. The check only vetoes: it fails (fatally) on a
 fired rule and is not applicable otherwise, so it never lifts a weak answer.
 """
 
@@ -194,9 +196,27 @@ def fired(rules: list[dict[str, Any]], found: dict[str, Any], text: str,
                 yield rule, "; ".join(evidence)
 
 
+def _per_block(ctx: AnswerContext) -> list[dict[str, Any]]:
+    """The settings of each recommended Python block alone (and of the answer read whole as one
+    Python file): what one program does, for rules whose conditions must meet in one program."""
+    out = []
+    texts = [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
+    for text in texts:
+        try:
+            out.append(python_settings(parse(text), text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return out
+
+
 def check_domain(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec.get("name") or "domain rules"
-    hits = list(fired(spec.get("rules", []), settings(ctx), ctx.text, ctx))
+    rules = spec.get("rules", [])
+    found = settings(ctx)
+    hits = list(fired([r for r in rules if not r.get("same_block")], found, ctx.text, ctx))
+    one = [r for r in rules if r.get("same_block")]  # "autotuned and also passed at launch": one kernel's program,
+    for block in _per_block(ctx) if one else []:       # not version A's launch beside version B's configs
+        hits += [h for h in fired(one, block, ctx.text, ctx) if h[0] not in [x[0] for x in hits]]
     if not hits:
         return CheckResult("domain", name, None, f"not applicable: none of {len(spec.get('rules', []))} rules fires")
     rule, evidence = hits[0]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_tools.config.model import CanonicalConfig, Location
+from skill_tools.evaluation.doc_fences import untemplated_python
 from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the scorer's vocabulary)
     COUNTEREXAMPLE, MAX_ANSWER_CHARS, MAX_BLOCK_CHARS, MAX_BLOCKS, MAX_NESTING, MAX_YAML_ALIASES, REJECTED, SUGGESTED,
     WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
@@ -309,6 +310,7 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         if not text:
             block.cfg = into
             return
+    text = untemplated_python(text) if kind == "python" else text  # a Nextflow heredoc's `cfg = ${params.recipe}()`
     overrides = dotted_overrides(text, kind) or (bare_assignments(text) if kind == "python" else None)
     if overrides is not None:  # {"model.cuda_graph_impl": ...} or cuda_graph_impl = "local": overrides
         text, kind = overrides, "hydra"

@@ -130,7 +130,7 @@ def _guess_kind(body: str) -> str:
         return "yaml"
     return "shell"
 
-_INLINE_COMMENT = re.compile(r"`#[^`\n]*`")
+_INLINE_COMMENT, _CROSSED, _ELLIPSIS = re.compile(r"`#[^`\n]*`"), re.compile(r"[✗✘❌🚫⛔✖]"), re.compile(r"(?<!\S)(?:\.{3,}|…)(?!\S)")
 
 
 def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
@@ -147,9 +147,8 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
             buf.append(stripped[:-1])
             continue
         buf.append(stripped)
-        joined = " ".join(p for p in buf if p)
-        buf = []
-        if joined and not joined.startswith("#"):
+        joined, buf = _ELLIPSIS.sub(" ", " ".join(p for p in buf if p)), []  # "--flag x ..." leaves the rest out
+        if joined and not joined.startswith("#") and not _CROSSED.search(joined):  # "│ ✗ x=1 → 0.18+ only" rejects x
             yield joined, start
     if buf:
         yield " ".join(p for p in buf if p), start

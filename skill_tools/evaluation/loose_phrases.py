@@ -7,7 +7,7 @@ A claim's objects and rivals are short English predicates; writers inflect them 
 parameters). Exact matching of the rubric's list then misses the claim, and the answer that makes
 it passes. This module turns a multi-word phrase of plain words into a pattern that tolerates
 those three things and nothing more: the words keep their order, at most three other words sit
-between two of them (never a comparative or a negation), and no line break or sentence end does. Phrases with code in them
+between two of them (never a comparative or a negation), and no line break, sentence end, comma, colon or parenthesis does. Phrases with code in them
 (``=``, backticks, dots) and single words are left to exact matching: an identifier is not
 reworded.
 """
@@ -33,7 +33,7 @@ _SKIP = frozenset("the a an its their his her of to".split())
 #: Words that may not sit between two words of a phrase: a comparative or a negation there turns
 #: the phrase around ("savings with *more* communication" is not "cuts communication").
 _TURNS = r"(?:more|less|fewer|higher|lower|not|no|never|without|extra|but|if)"
-_GAP = r"(?:[^\w\n.!?;]+(?!" + _TURNS + r"(?!\w))\w+){0,3}[^\w\n.!?;]+"
+_GAP = r"(?:[^\w\n.!?;,:()|]+(?!" + _TURNS + r"(?!\w))\w+){0,3}[^\w\n.!?;,:()|]+"
 
 
 def _stem(word: str) -> str:
@@ -47,6 +47,8 @@ def _stem(word: str) -> str:
 
 
 def _word(word: str) -> str:
+    if len(word) <= 3:  # "te", "moe", "ep": a short word is itself, never a prefix ("te" is not "tensor")
+        return re.escape(word) + r"(?![a-z0-9])"
     stems = {_stem(word)}
     for members in _CLASSES:
         if any(_stem(word).startswith(_stem(m)) or _stem(m).startswith(_stem(word)) for m in members):

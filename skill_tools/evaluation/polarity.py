@@ -33,9 +33,9 @@ _BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whe
                     r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change|run|launch|start)\b)|"
                     r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
 _SENTENCE, _CODE_SPAN = re.compile(r"[.!?](?=\s|$)"), re.compile(r"`[^`\n]+`")
-#: Words before a setting, anywhere in its clause, that reject it.
+#: Words (or a cross mark) before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
-    r"\b(?<!that )(?<!which )(?:don'?t|do not|does not|never|avoid|"  # "modules that don't cover the router": the object's
+    r"[✗✘❌🚫⛔✖]|\b(?<!that )(?<!which )(?:don'?t|do not|does not|never|avoid|"  # "modules that don't cover the router": the object's
     r"(?:cannot|can'?t|can not|must not|mustn'?t|should not|shouldn'?t)\s+(?:\w+ly\s+)?(?:use|set|enable|turn on|pass|keep|add|apply)|"
     r"replaced|removed|renamed|migrated (?:away )?from|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
@@ -340,7 +340,7 @@ _INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change
                            r"your current|currently|you have)\b", re.I)
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
-                           r"replace (?:it|them|this) with|instead)\b", re.I)
+                           r"replace (?:it|them|this) with|instead|adds?|alongside|next to the old|leav(?:e|ing) the old \w+ in)\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
 _SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?", re.I)
 

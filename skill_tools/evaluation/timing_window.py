@@ -15,7 +15,8 @@ timing sentence that names a window starting at the first iterations:
 
 A sentence that excludes the window ("skip", "exclude", "discard", "after", "never", "not", …)
 advises against it and binds nothing, as does one that warns what such a window does ("If your
-number averages iterations 1–N, the capture step alone can wipe out a 10 % win"). The warm-up is the answer's own
+number averages iterations 1–N, the capture step alone can wipe out a 10 % win") or tells what
+someone did ("someone averaged iterations that included the capture step"). The warm-up is the answer's own
 ``cuda_graph_warmup_steps`` when it sets one, else megatron-core's default of 3. English only:
 other languages are left to the judge.
 """
@@ -38,7 +39,7 @@ _EXCLUDES = re.compile(r"(?<![a-z])(?:exclud\w*|skip\w*|drop\w*|discard\w*|ignor
                        r"leaving out|after|past|beyond|post capture|steady|never|not|no|don't|do not|avoid\w*|"
                        r"instead of|rather than|without|except|minus|slow\w*|inflat\w*|distort\w*|misleading|"
                        r"meaningless|wrong|noise|outlier|wip\w*|hid\w*|swamp\w*|dominat\w*|skew\w*|pitfall|mistake|trap|"
-                       r"^\W*if)(?![a-z])")
+                       r"^\W*if|someone|somebody|averaged|compared|measured|timed)(?![a-z])")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
 #: On normalised text, where "1-50" reads "1 50".

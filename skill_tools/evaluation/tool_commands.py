@@ -7,7 +7,8 @@ a command on a line of its own),
 split like a shell would (``shlex``, never run), and handed to the parser the scorer is given
 (:func:`skill_tools.cli.refusal`, passed in by the command layer): a refused command line fails
 the answer, with the parser's message. Usage-style placeholders (``<config.yaml>``, ``CONFIG``,
-``[--json]``, ``...``) are read as what they stand for, and a command named without its arguments
+``[--json]``, ``...``, a template's ``~{size}`` or ``{{ cfg }}``) are read as what they stand for (a
+value the user fills in, also where the option takes one of a few choices), and a command named without its arguments
 (`` `skill-tools validate` is clean``) is a mention, not a command line.
 """
 
@@ -43,7 +44,8 @@ _END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
 #: A run of spaces before another column ("[ 90%] skill-tools validate x.sh      0 errors": a log's
 #: aligned result, not more arguments).
 _COLUMN = re.compile(r"\S {3,}\S")
-_PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
+#: ``<config.yaml>``, and a template's interpolation: WDL ``~{size}``, Jinja/Helm/Actions ``{{ x }}``, ``${{ x }}``.
+_PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>|[~$]?\{\{[^{}]*\}\}|~\{[^{}]*\}")
 _OPTIONAL = re.compile(r"\[\s*-[^\[\]]*\]")
 _SUBCOMMAND = re.compile(r"^(?:[a-z][a-z-]*|-{1,2}[a-z][\w-]*)$")
 MAX_COMMANDS = 20
@@ -136,7 +138,8 @@ def check_tool_commands(text: str, refusal: Refusal) -> CheckResult | None:
         if seen > MAX_COMMANDS:
             break
         why = refusal(argv)
-        if why and not _OMITTED.search(why):  # "`skill-tools validate` is clean": a command named, not written out
+        # "`skill-tools validate` is clean" names a command; a PLACEHOLDER refused as a choice is filled in by the user
+        if why and not _OMITTED.search(why) and "'PLACEHOLDER'" not in why:
             shown = "skill-tools " + shlex.join(argv)
             return CheckResult("tool_commands", "skill-tools commands are valid", 0.0,
                                f"line {line}: `{shown[:160]}` is refused by skill-tools' own parser: {why[:200]}",

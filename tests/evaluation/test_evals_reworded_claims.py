@@ -96,6 +96,7 @@ def test_timing_over_warmup_or_capture_fails(advice):
     "Never judge the speedup on the capture step; it also runs a warm-up pass and a replay.",
     "If your number averages iterations 1-N, the capture step alone can wipe out a 10 % win; "
     "compare steady-state replay steps instead.",
+    '**"It was slower!"**: someone averaged iterations that included the capture step.',
 ])
 def test_timing_that_excludes_warmup_and_capture_passes(advice):
     row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
