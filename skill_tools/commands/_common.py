@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from skill_tools.errors import InputError
 
@@ -34,8 +35,8 @@ def examples_epilog(command: str, epilog: str | None) -> str | None:
     return f"{epilog}\n\n{text}" if epilog else text
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="config file, or - for stdin")
+def add_config_arguments(parser: argparse.ArgumentParser, path_optional: bool = False) -> None:
+    parser.add_argument("path", nargs="?" if path_optional else None, help="config file, or - for stdin")
     parser.add_argument("--input-format", choices=INPUT_FORMATS, help="input format (default: detected)")
     parser.add_argument("--mcore-version", help="megatron-core version to check against, X.Y[.Z] (default: installed)")
     parser.add_argument("--te-version", help="Transformer Engine version (default: installed, if any)")
@@ -129,3 +130,16 @@ def report_error(command: str, exc: BaseException, exit_code: int, *, as_json: b
             doc["error"]["message"] = line
         print(json.dumps(doc, indent=2))
     return exit_code
+
+
+def scope_and_path(args: argparse.Namespace) -> None:
+    """``--scope`` as one comma-separated string, whichever way it was written: ``attn,mlp``, or
+    ``attn mlp`` as Megatron-LM's ``--cuda-graph-scope`` takes it. A list option that takes several
+    words also takes a PATH written after it (``--scope attn mlp recipe.yaml``): a last word that
+    is no scope name is that PATH."""
+    words = [w for item in (args.scope or []) for w in item.split(",") if w.strip()]
+    if args.path is None and words and not re.fullmatch(r"[a-z_]+", words[-1]):
+        args.path = words.pop()
+    if args.path is None:
+        raise InputError("path", "no config file given", hint="pass the config file (or - for stdin) before --scope")
+    args.scope = ",".join(w.strip() for w in words) if args.scope is not None else None

@@ -14,16 +14,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from skill_tools.commands._common import add_config_arguments, env_from, refuse_non_path
+from skill_tools.commands._common import add_config_arguments, env_from, refuse_non_path, scope_and_path
 from skill_tools.config.render import RENDER_FORMATS
 from skill_tools.errors import EXIT_FINDINGS, EXIT_OK, InputError
 from skill_tools.json_output import MAX_ITEMS, MAX_TEXT, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_config_arguments(parser)
+    add_config_arguments(parser, path_optional=True)
     parser.add_argument("--impl", help="none | local | transformer_engine | full_iteration")
-    parser.add_argument("--scope", help="comma-separated: attn,mlp,moe,moe_router,moe_preprocess,mamba or full_iteration")
+    parser.add_argument("--scope", nargs="+", metavar="MODULE",
+                        help="attn,mlp,moe,moe_router,moe_preprocess,mamba or full_iteration: comma- or "
+                             "space-separated (attn,mlp or attn mlp)")
     parser.add_argument("--warmup", type=int, help="cuda_graph_warmup_steps")
     parser.add_argument("--inference-scope", choices=("none", "layer", "block"), help="inference_cuda_graph_scope (0.18+)")
     parser.add_argument("--format", choices=RENDER_FORMATS, help="output format (default: the input's)")
@@ -40,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from skill_tools.output_file import resolve_target, write_text
     from skill_tools.overrides import REMOVE, apply_changes, override_values, unified_diff
 
+    scope_and_path(args)
     if args.in_place and args.path == "-":
         raise InputError("--in-place", "cannot rewrite standard input", hint="pass a file path, or use --out FILE|-")
     to_stdout = args.out == "-"

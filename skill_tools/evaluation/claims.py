@@ -56,8 +56,29 @@ _GOES_ON = re.compile(r"\n(?=[ \t]*[a-z(`'\"])(?![ \t]*(?:[-*+•]\s|\d{1,3}[.)]
 def _unwrapped(text: str) -> str:
     """``text`` normalised, with the line breaks of hard-wrapped sentences as spaces (positions kept):
     "`moe_pad_expert_input_to_capacity` only pads … and is a" / "throughput knob" is one clause."""
-    text = _GOES_ON.sub(" ", _panel_text(text))
+    text = _GOES_ON.sub(" ", _comments_joined(_panel_text(text)))
     return normalise(text)
+
+
+_COMMENT_LINE = re.compile(r"^[ \t]*(--|#+|//|;+|%)[ \t]")
+
+
+def _comments_joined(text: str) -> str:
+    """A sentence that goes on over the next comment line ("-- … are normal bf16" / "-- nondeterminism
+    and can be ignored.") is one clause: the break between two lines of the same comment style
+    becomes a space when the first does not end a sentence and the second goes on in lower case."""
+    if "\n" not in text:
+        return text
+    chars, pos = list(text), 0
+    lines = text.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line)
+        a, b = _COMMENT_LINE.match(line), _COMMENT_LINE.match(following)
+        if a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in (".", "!", "?", ":", ";") and \
+                following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""):
+            chars[pos] = " "
+        pos += 1
+    return "".join(chars)
 
 
 #: The borders of a text panel (a box-drawn card or cheat sheet).
@@ -108,6 +129,18 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
 
 
+def _row_end(text: str, pos: int) -> int:
+    """The end of the table row whose first cell holds ``pos`` (a row names its subject first and
+    states it in the later cells), else 0."""
+    start = text.rfind("\n", 0, pos) + 1
+    line_end = text.find("\n", pos)
+    line_end = len(text) if line_end < 0 else line_end
+    head = text[start:pos]
+    if not head.lstrip().startswith("|") or head.count("|") != 1 or text[start:line_end].count("|") < 3:
+        return 0
+    return line_end
+
+
 def _within(mentions: list[tuple[int, str]], starts: list[int], lo: int, hi: int) -> list[tuple[int, str]]:
     return mentions[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
 
@@ -115,17 +148,21 @@ def _within(mentions: list[tuple[int, str]], starts: list[int], lo: int, hi: int
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """(position, subject, object) of the first clause that binds a subject to an object."""
     norm = ctx.norm
-    objects = _words(ctx, list(spec["object"]))
     rivals = _words(ctx, list(spec.get("rivals", [])))
+    objects = [(p, o) for p, o in _words(ctx, list(spec["object"]))  # "drop" inside the rival "drop and pad" is not one
+               if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
     for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
         lo, hi = _clause(_unwrapped(ctx.text), pos)
         end = pos + len(subj)
+        hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it
         negated = _NEGATION.search(norm, lo, hi)
         if negated and negated.start() < end:
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
+        if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*[*×·/]", norm[end:end + 3]):
+            continue  # "busbw = algbw * 2(n-1)/n": a term of a formula, not the subject of a sentence
         if _IF.search(norm, max(lo, pos - 24), pos):
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]

@@ -37,8 +37,14 @@ _PAIRS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
      re.compile(r"^@end\s+(?:example|smallexample|verbatim|lisp)\s*$")),  # Texinfo
     (re.compile(r"^\s*\{\{\{\s*(?:#!(?P<lang>[\w+-]+))?\s*$"), re.compile(r"^\s*\}\}\}\s*$")),  # Trac / MoinMoin
     (re.compile(r"^\s*\[code(?:=(?P<lang>[\w+-]+))?\]\s*$", re.I), re.compile(r"^\s*\[/code\]\s*$", re.I)),  # BBCode
+    # an agent transcript's tool call: <tool_call name="write_file" path="graphs.yaml"> … </tool_call>
+    (re.compile(r"^\s*<(?:tool_call|tool_use|function_call)\b(?:[^>]*?\bpath=[\"'][^\"']*\.(?P<lang>ya?ml|py|sh|json|toml)[\"'])?[^>]*>\s*$"),
+     re.compile(r"^\s*</(?:tool_call|tool_use|function_call)>\s*$")),
     (re.compile(r"^=begin\s+(?:code|text)\s*(?P<lang>[\w+-]+)?\s*$"), re.compile(r"^=end\s+(?:code|text)\s*$")),  # POD
 ]
+#: A shell script's interpreter line: ``#!/usr/bin/env bash``, ``#!/bin/sh``; a xonsh script reads as shell (its
+#: launch lines are shell, its lists of ``"k=v"`` strings Hydra tokens). A Python script is read as unfenced code.
+_SHEBANG = re.compile(r"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-S\s+)?)?(bash|sh|zsh|ksh|dash|xonsh)\b")
 #: reST: a directive, a blank line, then an indented block that ends at the first line indented less.
 _RST = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>[\w+-]+)?\s*$")
 
@@ -51,11 +57,18 @@ _ROFF_ESCAPES = {r"\(dq": '"', r"\(aq": "'", r"\(en": "\u2013", r"\(em": "\u2014
 
 def as_fences(text: str) -> str:
     """``text`` with other formats' code markers as Markdown fence lines (same line count); a man
-    page's escapes (``\\(dq``, ``\\-``, ``\\(en``) as the characters they print."""
+    page's escapes (``\\(dq``, ``\\-``, ``\\(en``) as the characters they print. A whole answer
+    that is one shell script (a ``#!`` line and no fence) becomes one fenced block: its ``#!`` line is the
+    opening fence and a closing fence line is added at its end."""
     if _ROFF.search(text):
         for escape, char in _ROFF_ESCAPES.items():
             text = text.replace(escape, char)
     lines = text.split("\n")
+    script = _SHEBANG.match(text.lstrip("\n"))
+    if script and not any(_MD_FENCE.match(ln) for ln in lines):  # the whole answer is one script
+        at = next(k for k, ln in enumerate(lines) if ln.strip())
+        lines[at] = "```bash"
+        return "\n".join(lines + ["```"])
     out = list(lines)
     i, in_md = 0, False
     while i < len(lines):
@@ -67,9 +80,24 @@ def as_fences(text: str) -> str:
         if in_md:
             i += 1
             continue
-        j = _pair_end(lines, i, out) or _rst_end(lines, i, out)
+        j = _pair_end(lines, i, out) or _rst_end(lines, i, out) or _tool_result_end(lines, i, out)
         i = j if j else i + 1
     return "\n".join(out)
+
+
+_RESULT = (re.compile(r"^\s*<(tool_result|function_result|tool_output)\b[^>]*>"), re.compile(r"</(tool_result|function_result|tool_output)>\s*$"))
+
+
+def _tool_result_end(lines: list[str], i: int, out: list[str]) -> int | None:
+    """A tool's output in an agent transcript (``<tool_result …>`` … ``</tool_result>``): what a
+    command printed, never settings the answer asks for; its lines are left out (blank)."""
+    if not _RESULT[0].match(lines[i]):
+        return None
+    for j in range(i, min(len(lines), i + 400)):
+        if _RESULT[1].search(lines[j]):
+            out[i:j + 1] = [""] * (j + 1 - i)
+            return j + 1
+    return None
 
 
 def _pair_end(lines: list[str], i: int, out: list[str]) -> int | None:

@@ -79,6 +79,7 @@ _SPAN = re.compile(r"(?<!`)`([^`\n]{3,300})`(?!`)")
 
 def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    returns = _one_line_functions(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             name = _callee(node.func)
@@ -88,8 +89,8 @@ def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
             for i, arg in enumerate(node.args):
                 _put(out, f"py:{name}.#{i}", arg, source)
             for kw in node.keywords:
-                if kw.arg is not None:
-                    _put(out, f"py:{name}.{kw.arg}", kw.value, source)
+                if kw.arg is not None:  # BLOCK_SIZE=_block_size(n) is what _block_size returns
+                    _put(out, f"py:{name}.{kw.arg}", returns.get(_called(kw.value), kw.value), source)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Dict):  # a bare JSON/dict document
             _put(out, "py:{}", node.value, source)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -99,6 +100,21 @@ def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
                 if dotted:
                     _put(out, f"py:={dotted}", node.value, source)
     return out
+
+
+def _one_line_functions(tree: ast.AST) -> dict[str, ast.AST]:
+    """Functions of the block whose body is one ``return <expr>`` (after a docstring): name -> expr."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                out[node.name] = body[0].value
+    return out
+
+
+def _called(node: ast.AST) -> str | None:
+    return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
 
 
 def _callee(func: ast.AST) -> str | None:

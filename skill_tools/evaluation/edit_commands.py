@@ -27,6 +27,7 @@ _NOT_LITERAL = re.compile(r"(?<!\\)[\[\]|{}?]|\\[dwDWS]")
 _YQ_ASSIGN = re.compile(r"^\s*((?:\.[A-Za-z_][\w-]*)+)\s*=\s*(.+?)\s*$")
 MAX_EDITS = 50  # edits read per answer block, and substitutions per command
 MAX_SCRIPT = 2000  # characters of one substitution: longer is no settings edit
+MAX_SPAN = 40  # lines one quoted edit script may span
 
 
 def _literal(regex: str) -> str | None:
@@ -140,9 +141,8 @@ def edit_commands(body: str) -> tuple[str, list[tuple[str, str, int]]]:
     for i, line in enumerate(lines):
         if not re.search(r"(?<![\w-])(?:g?sed|perl|yq)\s", line) or len(found) >= MAX_EDITS:
             continue
-        try:
-            tokens = shlex.split(line, comments=True)
-        except ValueError:
+        tokens, last = _command_tokens(lines, i)
+        if tokens is None:
             continue
         starts = [k for k, t in enumerate(tokens) if t.rsplit("/", 1)[-1] in _SED | {"perl", "yq"}]
         if not starts:
@@ -166,5 +166,21 @@ def edit_commands(body: str) -> tuple[str, list[tuple[str, str, int]]]:
                     found.append(("old", old.strip(), i))
                 if new.strip():
                     found.append(("new", new.strip(), i))
-        lines[i] = ""
+        for j in range(i, last + 1):
+            lines[j] = ""
     return "\n".join(lines), found
+
+
+def _command_tokens(lines: list[str], i: int) -> tuple[list[str] | None, int]:
+    """The tokens of the command that starts on line ``i`` and the index of its last line: a quoted
+    script may span lines (``yq -i '<newline> .a = 1 |<newline> .b = 2<newline>' f``), so lines are
+    joined until the quotes close (at most ``MAX_SPAN`` of them)."""
+    text = lines[i]
+    for j in range(i, min(len(lines), i + MAX_SPAN)):
+        if j > i:
+            text += "\n" + lines[j]
+        try:
+            return shlex.split(text, comments=True), j
+        except ValueError:
+            continue
+    return None, i

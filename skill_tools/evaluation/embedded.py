@@ -102,7 +102,7 @@ def heredocs(body: str) -> tuple[str, list[tuple[str, str, int]]]:
             i += 1
             continue
         kept.append(lines[i][:m.start()])
-        doc = "\n".join(lines[i + 1:end])
+        doc = _expanded("\n".join(lines[i + 1:end]), kept)
         if re.search(r"\bpython3?\b", lines[i][:m.start()]):
             for old, new in _replacements(doc):
                 found += [("old", _flush(old), i + 1), ("new", _flush(new), i + 1)]
@@ -111,7 +111,34 @@ def heredocs(body: str) -> tuple[str, list[tuple[str, str, int]]]:
         kept += [""] * (end - i)
         i = end + 1
     body, edits = edit_commands("\n".join(kept))  # sed -i 's/old/new/' f, perl -pi -e …, yq -i '.a.b = v' f
-    return body, found + edits
+    return body, found + [(side, _flush(text), at) for side, text, at in edits]  # a new line continues an indented one
+
+
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(?:\"([^\"]*)\"|'([^']*)'|(\S*))\s*(?:#.*)?$")
+_REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
+
+
+def _expanded(doc: str, script: list[str]) -> str:
+    """A here-document's body with the script's variables filled in, as the shell (or ``envsubst``
+    on a template) writes it: ``cuda_graph_impl: ${CG_IMPL}`` after ``export
+    CG_IMPL="${CG_IMPL:-transformer_engine}"`` is ``cuda_graph_impl: transformer_engine``. A
+    variable the script never sets keeps its default (``${X:-v}``) or stays as written."""
+    if "$" not in doc:
+        return doc
+    values: dict[str, str] = {}
+    for line in script:
+        m = _ASSIGN.match(line)
+        if m:
+            raw = next(g for g in m.groups()[1:] if g is not None)
+            values[m.group(1)] = _REF.sub(lambda r: _value(r, values), raw)
+    return _REF.sub(lambda r: _value(r, values), doc)
+
+
+def _value(ref: re.Match[str], values: dict[str, str]) -> str:
+    name = ref.group(1) or ref.group(3)
+    if name in values:
+        return values[name]
+    return ref.group(2) if ref.group(2) is not None else ref.group(0)
 
 
 def _replacements(code: str) -> list[tuple[str, str]]:

@@ -103,7 +103,7 @@ def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
     headers name both eras; ``[]`` when the block is one era's (or no era's) code."""
     from skill_tools.evaluation.polarity import era_of
 
-    branches = split_by_era(body) if kind == "python" else []
+    branches = split_by_era(body) if kind == "python" else shell_split(body) if kind == "shell" else []
     if branches or kind not in ("python", "yaml", "shell"):
         return branches
     lines = body.split("\n")
@@ -122,3 +122,42 @@ def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
         # keep the line count: blank the lines outside the section (locations stay the block's)
         out.append((era, "\n".join(lines[k] if i <= k < end else "" for k in range(len(lines)))))
     return [(era, code) for era, code in out if code.strip()]
+
+
+#: ``if [ "$MCORE_MINOR" -ge 18 ]; then`` / ``if [[ $MINOR -lt 18 ]]``: a shell test of megatron-core's minor version.
+_SHELL_IF = re.compile(r"^\s*if\s+\[\[?\s*\"?\$\{?(\w*(?:MCORE|MEGATRON|MINOR|VER)\w*)\}?\"?\s+-(ge|gt|lt|le)\s+\"?(\d+)\"?", re.I)
+
+
+def shell_split(body: str) -> list[tuple[str | None, str]]:
+    """A launch script that picks its flags by megatron-core version (``if [ "$MCORE_MINOR" -ge 18
+    ]; then … else … fi``): the code outside the test (no era) and each branch with the era its test
+    selects, line count kept; ``[]`` when there is no such test."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        m = _SHELL_IF.match(line)
+        if not m:
+            continue
+        minor, op = int(m.group(3)), m.group(2)
+        new_when_true = (op == "ge" and minor >= 18) or (op == "gt" and minor >= 17)
+        if not new_when_true and not ((op == "lt" and minor <= 18) or (op == "le" and minor <= 17)):
+            return []
+        depth, other, end = 0, None, None
+        for k in range(i + 1, len(lines)):
+            word = lines[k].strip().split(" ")[0].rstrip(";")
+            if word == "if":
+                depth += 1
+            elif word == "fi" and depth:
+                depth -= 1
+            elif word in ("else", "elif") and not depth and other is None:
+                other = k
+            elif word == "fi":
+                end = k
+                break
+        if end is None:
+            return []
+        first = (CURRENT, LEGACY) if new_when_true else (LEGACY, CURRENT)
+        parts = [(None, set(range(i)) | set(range(end + 1, len(lines)))), (first[0], set(range(i + 1, other or end)))]
+        if other is not None:
+            parts.append((first[1], set(range(other + 1, end))))
+        return [(era, "\n".join(lines[k] if k in keep else "" for k in range(len(lines)))) for era, keep in parts]
+    return []

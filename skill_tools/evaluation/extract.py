@@ -31,7 +31,7 @@ from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.overrides_dict import assigned_overrides, bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
 from skill_tools.evaluation.precedence import ERA_NOTE, WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
-from skill_tools.evaluation.precedence import outranked as _outranked, supersede as _supersede
+from skill_tools.evaluation.precedence import outranked as _outranked, restates_option, supersede as _supersede
 
 @dataclass
 class Extraction:
@@ -112,6 +112,8 @@ class Extraction:
             elif b.origin in WRITTEN_ORIGINS and b.file and impl_file and b.file != impl_file and \
                     _impl_of(b.cfg) not in (None, _impl_of(config)):
                 offer(b)  # another file with another implementation: its own config, judged on its own
+            elif b.origin not in WRITTEN_ORIGINS and restates_option(b.cfg, alts, config):
+                continue  # that other config's setting mentioned again
             else:
                 if b.origin in WRITTEN_ORIGINS and b.group != impl_group:
                     _supersede(config, b.cfg)  # a later block, not a later line of the same block

@@ -1,7 +1,8 @@
 """Python dicts of bare config fields, read as the settings they hold.
 
 Agents often hand over their settings as a named dict without saying where it goes:
-``GRAPH_OVERRIDES = {"cuda_graph_impl": "transformer_engine", "cuda_graph_modules": ["attn"]}``,
+``GRAPH_OVERRIDES = {"cuda_graph_impl": "transformer_engine", "cuda_graph_modules": ["attn"]}`` (or
+``dict(cuda_graph_impl="transformer_engine", …)``),
 or one dict per era (``LEGACY_016_017 = {...}``, ``CURRENT_018 = {...}``), sometimes typed with a
 ``TypedDict``. Keys without a section (not ``model.x``) are not Hydra overrides, so the dotted
 reader does not take them, and nothing assigns them to ``cfg``. :func:`field_dicts` reads such a
@@ -42,6 +43,11 @@ def field_dicts(source: str) -> Iterator[tuple[str, str | None, bool, str, int]]
             target, value = node.target, node.value
         else:
             continue
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                and not value.args and all(kw.arg for kw in value.keywords) \
+                and {kw.arg for kw in value.keywords} & {"cuda_graph_modules", "cuda_graph_scope"}:  # not a base to extend
+            value = ast.Dict(keys=[ast.Constant(kw.arg) for kw in value.keywords],  # CFG = dict(x=1, …)
+                             values=[kw.value for kw in value.keywords])
         if not (isinstance(target, ast.Name) and isinstance(value, ast.Dict)):
             continue
         ok, data = literal(value, consts)

@@ -16,7 +16,7 @@ from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.launchers import launcher_calls
-from skill_tools.evaluation.shells import posix_env
+from skill_tools.evaluation.shells import posix_env, without_prose
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -142,7 +142,7 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
         stripped = _INLINE_COMMENT.sub(" ", raw).strip()  # `# note` inside a command line is a comment
         if stripped.startswith("$ "):
             stripped = stripped[2:]
-        stripped = posix_env(stripped)
+        stripped = without_prose(posix_env(stripped))  # "No --cuda-graph-modules: it must stay empty" runs nothing
         if stripped.endswith("\\"):
             buf.append(stripped[:-1])
             continue

@@ -1,11 +1,10 @@
-"""Locate an answer's config fragments: fenced blocks (by language, or guessed), the sides of a
-diff, Markdown tables, inline code spans, ``key=value`` and "set ``key`` to ``value``" prose and
-settings stated in words; each one a :class:`Block` with its polarity and era. Nothing is read or
-run here: :mod:`extract` screens the blocks and hands them to the canonical readers.
-"""
+"""Locate an answer's config fragments: fenced blocks (by language, or guessed), the sides of a diff, Markdown
+tables, inline code spans, ``key=value`` and "set ``key`` to ``value``" prose and settings stated in words; each
+one a :class:`Block` with its polarity and era. Nothing is read or run here: :mod:`extract` reads the blocks."""
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
 import textwrap
@@ -69,7 +68,7 @@ def _locate(text: str) -> Iterator[Block]:
         while j < len(lines) and not lines[j].lstrip().startswith(fence[0] * len(fence)):
             j += 1
         body = textwrap.dedent("\n".join(lines[i + 1:j]))  # a fence inside a list item is indented
-        pol = _intro(lines, i, body, section.era)
+        pol = _intro(lines, i, body if any(ln.strip() for ln in lines[:i] + lines[j + 1:]) else "", section.era)  # whole: no intro
         path = file_named(lines[i], lines[max(0, i - 2):i])
         for b in section.mark(_with_intro(b, pol, path) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)):
             b.group = i + 1
@@ -171,7 +170,10 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         body, docs = heredocs(body)  # cat > f <<EOF …, python - <<EOF with s.replace(old, new)
         for side, doc, at in docs:  # (the script is never a block: it is neither config nor run)
             yield from _fenced_blocks(doc, "auto", line + at, role if side == "new" else COUNTEREXAMPLE)
-        yield from _shell_blocks(body, line, role, "fenced")
+        for era, part in era_split(body, "shell") or [(None, body)]:  # if [ "$MCORE_MINOR" -ge 18 ]; then … else … fi
+            for b in _shell_blocks(part, line, role, "fenced"):
+                b.era = b.era or era
+                yield b
     if role == SUGGESTED:
         yield from _comment_blocks(body, line)
 
@@ -200,8 +202,6 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
 
 def _python_literal_code(body: str) -> bool:
     """Python that assigns or writes a dict literal (``overrides = {...}``): parsed, never run."""
-    import ast
-
     if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
         return False
     code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]

@@ -201,6 +201,8 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
+        if aside is not None and _CASE_LABEL.search(aside) and re.match(r"[^()\n]*\)\s*[:—–]", text[start:start + 200]):
+            return Polarity(DESCRIBED, era, "defines the case a list item is about")  # "- **drop-and-pad** (`x` set): …"
         head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
         lead = _COND_LEAD.match(head)  # "if graphs still don't capture, switch to X": the if-clause's
         head = head[lead.end():] if lead else head  # negation states the case, it does not reject X
@@ -316,6 +318,7 @@ _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0
 _CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
 #: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
 #: the aside spells out a condition.
+_CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^()\n*_`]{1,40}(?:\*\*|__)?\s*$")
 #: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
 _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.

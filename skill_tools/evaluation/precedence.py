@@ -100,3 +100,12 @@ def supersede(config: CanonicalConfig, cfg: CanonicalConfig) -> None:
                         ("model.cuda_graph_scope", "model.cuda_graph_modules")):
         if cfg.get(mine) is not None and config.has(other) and not cfg.has(other):
             config.unset(other)
+
+
+def restates_option(cfg: CanonicalConfig, options: list[CanonicalConfig], config: CanonicalConfig) -> bool:
+    """A mentioned setting that repeats one of the answer's other configs and contradicts its main
+    one ("`--cuda-graph-scope attn moe_router` → `--cuda-graph-modules attn moe_router`" after a
+    second recipe's block): it restates that config, it does not change the main one."""
+    values = cfg.values
+    return bool(values) and any(all(o.values.get(k, object()) == v for k, v in values.items()) for o in options) \
+        and any(config.has(k) and config.values[k] != v for k, v in values.items())

@@ -75,6 +75,11 @@ _REJECTING_INTRO = re.compile(r"\b(?:(?:does|do|will|would)(?:n't| not)|won't|ca
                               r"\b(?:invalid|rejected|refused|wrong|broken|deprecated|obsolete)\b", re.I)
 
 
+#: A cell that marks its row as what is wrong: a status or verdict column.
+_BAD_CELL = re.compile(r"(?:the\s+)?(?:cause|root cause|culprit|problem|broken|bad|wrong|fails?|failing|crash(?:es)?|"
+                       r"invalid|rejected)|[🔴❌✗✘⛔🚫]", re.I)
+
+
 def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[list[TableCell], int]:
     """The cells of the table whose header is ``lines[start]``, each with its column's polarity;
     returns them and the index of the first line after the table."""
@@ -112,6 +117,8 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
                 if cell and _VALUE_CELL.match(cell) and j < len(cols):
                     value = cell.strip("`")
                     out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols_here[j], True))
+        elif any(_BAD_CELL.fullmatch(c.strip(" *_`")) for c in row):  # | 🔴 | `x=["mlp"]` with `local` | **cause** |
+            out += [TableCell(c, i + 1, Polarity(REJECTED, row_era, "a table row marked as the problem"), False) for c in row if c]
         else:
             for j, cell in enumerate(row):
                 if cell:

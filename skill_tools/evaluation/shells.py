@@ -63,3 +63,36 @@ def posix_env(line: str) -> str:
     except ValueError:
         return line
     return f"export {m.group(1)}={shlex.quote(' '.join(words))}" if words else line
+
+
+#: Words that only prose has between a command's tokens ("eager warmup iterations before capture").
+_FUNCTION_WORDS = frozenset("the a an is are of for to it and or with before after on in no not be this that "
+                            "must should can so then when which".split())
+#: A ``case`` arm's pattern and terminator around its command.
+_CASE_ARM = re.compile(r"^\s*\(?[\w*.|\"'-]+\)\s+(?=\S)|\s*;;\s*$")
+_ONE_LINE_ARRAY = re.compile(r"^\s*(?:(?:local|declare -a|readonly)\s+)?[A-Za-z_]\w*\+?=\((.*)\)\s*$")
+#: A wide gap in a command line: what follows it may be a note aligned beside the flag.
+_GAP = re.compile(r"\S\s{3,}(?=\S)")
+
+
+def without_prose(line: str) -> str:
+    """The command part of one line of a shell-like block: a line of prose written in the block ("No
+    --cuda-graph-modules: it must stay empty", a commit message's "Drop --step-batch-size-schedule,
+    keep --global-batch-size 1536.") has none; a note aligned beside a flag after a wide gap
+    ("--cuda-graph-warmup-steps 3      eager warmup iterations before capture") is not part of it."""
+    line = _CASE_ARM.sub("", line)  # 2) GRAPH_ARGS=(--cuda-graph-impl local) ;;  →  the arm's command
+    array = _ONE_LINE_ARRAY.match(line)  # ARGS=(--cuda-graph-impl local): the words it holds
+    line = array.group(1) if array else line
+    words = line.split()
+    if words and re.fullmatch(r"[A-Z][a-z]+,?", words[0]) and _prose(words[1:]):
+        return ""
+    for gap in _GAP.finditer(line):
+        if line.lstrip().startswith("-") and _prose(line[gap.end():].split()):
+            return line[:gap.start() + 1]
+    return line
+
+
+def _prose(words: list[str]) -> bool:
+    """Words that read as a sentence: at least three plain words, one of them a function word."""
+    plain = [w.strip(".,:;()").lower() for w in words if re.fullmatch(r"[A-Za-z]{2,}[.,:;)]?|\(?[A-Za-z]{2,}", w)]
+    return len(plain) >= 3 and any(w in _FUNCTION_WORDS for w in plain)

@@ -40,7 +40,7 @@ _PYTHON = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\.\w+|\[[^\]]+\])*\.\w+\s*[+]?=\s*\
                      r"except(?:\s+[\w.(), ]+(?:\s+as\s+\w+)?)?\s*:\s*|class\s+\w+(?:\([\w., ]*\))?\s*:\s*|"
                      r"(?:if|elif|while|for)\s+[^:]*(?:==|!=|<=|>=|\bin\b|\bnot\b|[()\[\].])[^:]*:\s*(?:#.*)?)$")
 #: A Hydra override on its own line (a bash array of overrides): ``model.cuda_graph_impl=local``.
-_OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=[^\s\"']*[\"']?\s*\\?\s*$")
+_OVERRIDE_LINE = re.compile(r"^\s*[\"']?[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=(?:\[[^\]\n]*\]|[^\s\"']*)[\"']?\s*\\?\s*$")
 _DIFF = re.compile(r"^(?:---|\+\+\+|@@)(?:\s|$)|^[+-]\s*[A-Za-z_\"'-]|^diff --git \S|^index [0-9a-f]{4,}\.\.[0-9a-f]{4,}")
 #: Dockerfile instructions, and the quoted words of a ``CMD [...]`` array continued over lines.
 _DOCKER = re.compile(r"^\s*(?:(?:FROM|RUN|CMD|ENV|WORKDIR|COPY|ADD|ENTRYPOINT|ARG|LABEL|EXPOSE|USER|VOLUME|SHELL)\s+\S.*|"

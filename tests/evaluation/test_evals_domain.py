@@ -101,6 +101,16 @@ CASES = [
     ("neg-hf-gradient-checkpointing", "hf-fp16-and-bf16",
      "```python\nargs = TrainingArguments(output_dir='o', bf16=torch.cuda.is_bf16_supported(), fp16=True)\n```",
      "```python\nok = torch.cuda.is_bf16_supported()\nargs = TrainingArguments(output_dir='o', bf16=ok, fp16=not ok)\n```"),
+    # the same pair in a TrainingArguments YAML file (HfArgumentParser.parse_yaml_file)
+    ("neg-hf-gradient-checkpointing", "hf-fp16-and-bf16",
+     "```yaml\noutput_dir: out\ngradient_checkpointing: true\nbf16: true\nfp16: true   # fallback for V100\n```",
+     "```yaml\noutput_dir: out\ngradient_checkpointing: true\nbf16: true\nfp16: false\n```"),
+    # BLOCK_SIZE from a helper that rounds up to the warp size: not a power of two (1100 -> 1120)
+    ("neg-triton-kernel", "triton-block-size-rounded-to-multiple",
+     "Round up to the warp size, not a power of two:\n```python\ndef _block(n):\n    return ((n + 31) // 32) * 32\n\n"
+     "softmax_kernel[(rows,)](y, x, n_cols, BLOCK_SIZE=_block(n_cols))\n```",
+     "```python\ndef _block(n):\n    return triton.next_power_of_2(n)\n\n"
+     "softmax_kernel[(rows,)](y, x, n_cols, BLOCK_SIZE=_block(n_cols))\n```"),
 ]
 
 STALE_OK = ("The AccumulateGrad nodes were created on the legacy stream when DDP registered its hooks. Use a "
