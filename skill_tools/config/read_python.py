@@ -321,6 +321,10 @@ def literal(node: ast.AST, names: dict[str, Any] | None = None) -> tuple[bool, A
     if isinstance(node, ast.Attribute):
         chain = attr_chain(node)
         return (True, chain[-1]) if chain and len(chain) >= 2 else (False, None)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
+            and len(node.args) == 1 and not node.keywords:  # list(GRAPH_MODULES): a copy of a literal list
+        ok, v = literal(node.args[0], names)
+        return (True, list(v)) if ok and isinstance(v, (list, tuple)) else (False, None)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         out = []
         for elt in node.elts:

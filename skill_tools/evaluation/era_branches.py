@@ -133,6 +133,9 @@ def shell_split(body: str) -> list[tuple[str | None, str]]:
     ]; then … else … fi``): the code outside the test (no era) and each branch with the era its test
     selects, line count kept; ``[]`` when there is no such test."""
     lines = body.split("\n")
+    arms = _case_arms(lines)
+    if arms:
+        return arms
     for i, line in enumerate(lines):
         m = _SHELL_IF.match(line)
         if not m:
@@ -161,3 +164,39 @@ def shell_split(body: str) -> list[tuple[str | None, str]]:
             parts.append((first[1], set(range(other + 1, end))))
         return [(era, "\n".join(lines[k] if k in keep else "" for k in range(len(lines)))) for era, keep in parts]
     return []
+
+
+_SHELL_CASE = re.compile(r"^\s*case\s+\"?\$\{?(\w*(?:MCORE|MEGATRON|MINOR|VER)\w*)\}?\"?\s+in\b", re.I)
+_ARM = re.compile(r"^\s*\(?([\w|.*\"' ]+)\)(?!\))")
+
+
+def _case_arms(lines: list[str]) -> list[tuple[str | None, str]]:
+    """``case "$MINOR" in 16|17) … ;; 18|19) … ;; esac``: each arm whose patterns are minor versions
+    of one era, with that era; an arm of no era (``*)``) is left out. ``[]`` without such a case."""
+    start = next((i for i, ln in enumerate(lines) if _SHELL_CASE.match(ln)), None)
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].strip() == "esac"), None) if start is not None else None
+    if start is None or end is None:
+        return []
+    outside = set(range(start)) | set(range(end + 1, len(lines)))
+    parts: list[tuple[str | None, set[int]]] = [(None, outside)]
+    k = start + 1
+    while k < end:
+        m = _ARM.match(lines[k])
+        if not m:
+            k += 1
+            continue
+        close = next((j for j in range(k, end) if ";;" in lines[j]), end - 1)
+        minors = [int(n) for n in re.findall(r"\b0?\.?(1[6-9]|2\d)\b", m.group(1))]
+        era = LEGACY if minors and max(minors) <= 17 else CURRENT if minors and min(minors) >= 18 else None
+        if era is not None:
+            parts.append((era, set(range(k, close + 1))))
+        k = close + 1
+    if len(parts) == 1:
+        return []
+    out = []
+    for era, keep in parts:
+        first = min(keep) if era else -1  # an arm's first line starts with its pattern: "17) GRAPH_ARGS=(…)"
+        text = [lines[n][_ARM.match(lines[n]).end():] if n == first else lines[n] if n in keep else ""
+                for n in range(len(lines))]
+        out.append((era, "\n".join(text)))
+    return out

@@ -29,7 +29,7 @@ WORDS = "words"  # origin of a setting stated in plain words: lowest precedence
 
 _DANGER_TEXT = re.compile(
     r"__import__|__builtins__|__subclasses__|(?<![\w.])eval\s*\(|(?<![\w.])exec\s*\(|os\.system|os\.popen|"
-    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.|ctypes\.|\bbuiltins\.", re.I)
+    r"subprocess\.|pickle\.loads?|marshal\.loads|importlib\.(?!metadata\b)|ctypes\.|\bbuiltins\.", re.I)
 
 _YAML_TAG = re.compile(r"(?:^|[\s\[\{,:-])(!{1,2}[A-Za-z<][^\s]*)", re.M)
 
@@ -332,7 +332,8 @@ def _screen_python(block: Block) -> Finding | None:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES and n.split(".")[0] not in launches["modules"]]
+            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES and n.split(".")[0] not in launches["modules"]
+                   and not n.startswith("importlib.metadata")]  # version lookups read package metadata
             bad = f"import of {hit[0]}" if hit else None
         elif isinstance(node, ast.Name) and (node.id in _DANGER_CALLS or _dunder(node.id)):
             bad = f"use of {node.id}"
@@ -340,7 +341,7 @@ def _screen_python(block: Block) -> Finding | None:
             base = node.value.id if isinstance(node.value, ast.Name) else None
             if _dunder(node.attr):
                 bad = f"attribute {node.attr}"
-            elif base in _DANGER_MODULES or (base == "os" and node.attr not in _OS_SAFE_ATTRS):
+            elif (base in _DANGER_MODULES and (base, node.attr) != ("importlib", "metadata")) or (base == "os" and node.attr not in _OS_SAFE_ATTRS):
                 bad = f"call into {base}.{node.attr}"
         if bad:
             line = block.line + getattr(node, "lineno", 1) - 1
@@ -369,8 +370,8 @@ def _plain_attribute_calls(tree: ast.AST) -> set[int]:
             return False
         if len(call.args) not in ((3,) if f.id == "setattr" else (2, 3)):
             return False
-        if f.id == "getattr" and len(call.args) == 3 and not isinstance(call.args[2], ast.Constant):
-            return False  # getattr(cfg, "x", None): a literal default only
+        if f.id == "getattr" and len(call.args) == 3 and not (isinstance(call.args[2], ast.Constant) or plain_object(call.args[2])):
+            return False  # getattr(cfg, "x", None) / getattr(m, "name", m): a literal or plain default only
         field = call.args[1]
         named = isinstance(field, ast.Name) or (isinstance(field, ast.Constant) and isinstance(field.value, str)
                                                 and not field.value.startswith("_"))

@@ -91,7 +91,7 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"also try|fallback|fall back|option (?:b|2|two)|second option|other option|"
                   r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|"
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
-                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\balternative\s*[:—–-]", re.I)
+                  r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
 #: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
 #: (...) you can set ... back to False", "should capture fail, ...".
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
@@ -272,8 +272,10 @@ _ITEM_START = re.compile(r"^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|#|\||>|```|[A-Za-z][\
 def wrapped_lead(previous: str, line: str) -> str:
     """``previous`` when ``line`` continues its sentence (a hard-wrapped paragraph or list item:
     ``- removed `x` and`` / ``  `y`; now …``), else "". A line that starts an item, a heading, a
-    table row or a quote, or follows a finished sentence, starts afresh."""
-    if not previous or _WRAP_ENDS.search(previous) or _ITEM_START.match(line):
+    table row or a quote (not of the same quote), or follows a finished sentence, starts afresh; "+ `x`)" goes on an open "(" ."""
+    if re.match(r"\s*>", previous or "") and re.match(r"\s*>", line):
+        previous, line = re.sub(r"^\s*>\s?", "", previous), re.sub(r"^\s*>\s?", "", line)
+    if not previous or _WRAP_ENDS.search(previous) or (_ITEM_START.match(line) and previous.count("(") <= previous.count(")")):
         return ""
     return previous[-WINDOW:]
 
@@ -330,7 +332,8 @@ _UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)
-_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+)?(?:for|with|in|on|when)\b"
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+|"
+                        r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when)\b"
                         r"[^().;]{0,60}$", re.I)
 
 

@@ -236,3 +236,62 @@ def test_apply_takes_a_scope_list_with_spaces_or_commas(tmp_path, capsys):
         assert "cuda_graph_modules: [attn, mlp]" in capsys.readouterr().out.replace("\n  - ", "")
     assert main(["apply", "--impl", "transformer_engine", "--scope", "attn"]) == 2
     assert "no config file given" in capsys.readouterr().err
+
+
+def test_case_arms_on_the_minor_version_give_each_arm_its_era():
+    answer = """#!/usr/bin/env bash
+MINOR=$(python -c "import megatron.core as m; print(m.__version__.split('.')[1])")
+case "$MINOR" in
+  17)
+    GRAPH_ARGS=(--cuda-graph-impl local --cuda-graph-scope full_iteration_inference)
+    ;;
+  18|19)
+    GRAPH_ARGS=(--cuda-graph-impl local --inference-cuda-graph-scope block)
+    ;;
+  *) echo "unknown"; exit 1 ;;
+esac
+python examples/inference/gpt/gpt_dynamic_inference.py "${GRAPH_ARGS[@]}" --te-rng-tracker
+"""
+    row = score_one("inference-decode-legacy-017", answer)
+    assert "model.inference_cuda_graph_scope" not in row["config"]["values"], row["config"]
+    assert row["config"]["values"]["model.cuda_graph_scope"] == ["full_iteration_inference"]
+
+
+def test_a_restriction_wrapped_inside_a_quote_names_a_condition():
+    answer = f"""> MCore only allows `moe` for **drop-and-pad** MoE (capacity factor
+> + `moe_pad_expert_input_to_capacity=True`). Otherwise it asserts.
+
+{F}python
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_scope = None
+cfg.model.cuda_graph_modules = ["moe_router", "moe_preprocess"]
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+{F}
+"""
+    values = score_one("moe-dropless-bringup", answer)["config"]["values"]
+    assert "model.moe_pad_expert_input_to_capacity" not in values, values
+
+
+def test_a_module_that_reads_package_versions_and_copies_a_list_is_read():
+    answer = '''"""Apply to the ConfigContainer your recipe returns."""
+from importlib.metadata import version
+
+GRAPH_MODULES = ["attn", "moe_router", "moe_preprocess"]
+
+
+def enable_te_graphs(cfg):
+    m = cfg.model
+    m.cuda_graph_impl = "transformer_engine"
+    m.cuda_graph_scope = None
+    m.cuda_graph_modules = list(GRAPH_MODULES)
+    m.use_te_rng_tracker = True
+    cfg.rng.te_rng_tracker = True
+    m.gradient_accumulation_fusion = True
+    mods = {str(getattr(x, "name", x)) for x in m.cuda_graph_modules}
+    assert version("transformer_engine") >= "2.12", mods
+    return cfg
+'''
+    row = score_one("delayed-wgrad-ep-overlap", answer)
+    assert not row["findings"], row["findings"]
+    assert row["config"]["values"]["model.cuda_graph_modules"] == ["attn", "moe_router", "moe_preprocess"]
