@@ -61,46 +61,45 @@ def _unwrapped(text: str) -> str:
 
 
 _COMMENT_LINE = re.compile(r"^[ \t]*(--|#+|//|;+|%)[ \t]")
+#: The borders of a text panel (a box-drawn card or cheat sheet).
+_BORDER = re.compile(r"[│┃║╎┆┊]")
+_ENDS = ("", ".", "!", "?", ":", ";")
+
+
+def _joined(text: str, chars: list[str], goes_on) -> str:
+    """``chars`` (``text``'s characters, or a same-length rewrite of them) with the break after each
+    line that ``goes_on(line, following)`` says continues into the next as a space."""
+    pos = 0
+    lines = text.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line)  # the position of this line's break
+        if goes_on(line, following):
+            chars[pos] = " "
+        pos += 1
+    return "".join(chars)
 
 
 def _comments_joined(text: str) -> str:
     """A sentence that goes on over the next comment line ("-- … are normal bf16" / "-- nondeterminism
     and can be ignored.") is one clause: the break between two lines of the same comment style
     becomes a space when the first does not end a sentence and the second goes on in lower case."""
-    if "\n" not in text:
-        return text
-    chars, pos = list(text), 0
-    lines = text.split("\n")
-    for line, following in zip(lines, lines[1:]):
-        pos += len(line)
+    def goes_on(line: str, following: str) -> bool:
         a, b = _COMMENT_LINE.match(line), _COMMENT_LINE.match(following)
-        if a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in (".", "!", "?", ":", ";") and \
-                following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""):
-            chars[pos] = " "
-        pos += 1
-    return "".join(chars)
+        return bool(a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in _ENDS
+                    and following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""))
 
-
-#: The borders of a text panel (a box-drawn card or cheat sheet).
-_BORDER = re.compile(r"[│┃║╎┆┊]")
+    return _joined(text, list(text), goes_on) if "\n" in text else text
 
 
 def _panel_text(text: str) -> str:
     """``text`` with the borders of box-drawn panels blanked and a panel line that goes on (no
     sentence end before its right border) joined to the next: "Gated DeltaNet is … same family as │"
     / "│ Mamba-2, so its layers go under the mamba scope." is one clause. Positions are kept."""
-    if not _BORDER.search(text):
-        return text
-    chars, pos = list(_BORDER.sub(" ", text)), 0
-    lines = text.split("\n")
-    for line, following in zip(lines, lines[1:]):
-        pos += len(line)  # the position of this line's break
+    def goes_on(line: str, following: str) -> bool:
         inner = line.strip()
-        if inner[:1] in "│┃║" and following.strip()[:1] in "│┃║" and \
-                _BORDER.sub("", inner).strip()[-1:] not in ("", ".", "!", "?", ":", ";"):
-            chars[pos] = " "
-        pos += 1
-    return "".join(chars)
+        return inner[:1] in "│┃║" and following.strip()[:1] in "│┃║" and _BORDER.sub("", inner).strip()[-1:] not in _ENDS
+
+    return _joined(text, list(_BORDER.sub(" ", text)), goes_on) if _BORDER.search(text) else text
 
 
 def _clause(norm: str, pos: int) -> tuple[int, int]:
@@ -152,8 +151,9 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
     objects = [(p, o) for p, o in _words(ctx, list(spec["object"]))  # "drop" inside the rival "drop and pad" is not one
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
+    unwrapped = _unwrapped(ctx.text)
     for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
-        lo, hi = _clause(_unwrapped(ctx.text), pos)
+        lo, hi = _clause(unwrapped, pos)
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it
         negated = _NEGATION.search(norm, lo, hi)

@@ -119,13 +119,16 @@ def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
         out.append((None, "\n".join(lines[:starts[0][0]])))
     for n, (i, era) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
-        # keep the line count: blank the lines outside the section (locations stay the block's)
-        out.append((era, "\n".join(lines[k] if i <= k < end else "" for k in range(len(lines)))))
+        out += _sections(lines, [(era, set(range(i, end)))])
     return [(era, code) for era, code in out if code.strip()]
 
 
 #: ``if [ "$MCORE_MINOR" -ge 18 ]; then`` / ``if [[ $MINOR -lt 18 ]]``: a shell test of megatron-core's minor version.
-_SHELL_IF = re.compile(r"^\s*if\s+\[\[?\s*\"?\$\{?(\w*(?:MCORE|MEGATRON|MINOR|VER)\w*)\}?\"?\s+-(ge|gt|lt|le)\s+\"?(\d+)\"?", re.I)
+_MINOR_VAR = r"\"?\$\{?(\w*(?:MCORE|MEGATRON|MINOR|VER)\w*)\}?\"?"
+_SHELL_IF = re.compile(r"^\s*if\s+\[\[?\s*" + _MINOR_VAR + r"\s+-(ge|gt|lt|le)\s+\"?(\d+)\"?", re.I)
+#: ``case "$MINOR" in``: the same version read by pattern.
+_SHELL_CASE = re.compile(r"^\s*case\s+" + _MINOR_VAR + r"\s+in\b", re.I)
+_ARM = re.compile(r"^\s*\(?([\w|.*\"' ]+)\)(?!\))")
 
 
 def shell_split(body: str) -> list[tuple[str | None, str]]:
@@ -162,12 +165,15 @@ def shell_split(body: str) -> list[tuple[str | None, str]]:
         parts = [(None, set(range(i)) | set(range(end + 1, len(lines)))), (first[0], set(range(i + 1, other or end)))]
         if other is not None:
             parts.append((first[1], set(range(other + 1, end))))
-        return [(era, "\n".join(lines[k] if k in keep else "" for k in range(len(lines)))) for era, keep in parts]
+        return _sections(lines, parts)
     return []
 
 
-_SHELL_CASE = re.compile(r"^\s*case\s+\"?\$\{?(\w*(?:MCORE|MEGATRON|MINOR|VER)\w*)\}?\"?\s+in\b", re.I)
-_ARM = re.compile(r"^\s*\(?([\w|.*\"' ]+)\)(?!\))")
+def _sections(lines: list[str], parts: list[tuple[str | None, set[int]]]) -> list[tuple[str | None, str]]:
+    """Each part's lines with the rest blanked (the line count is kept: locations stay the block's).
+    A ``case`` arm keeps its pattern ("17) GRAPH_ARGS=(…)"): :func:`shells.without_prose` reads
+    the command after it."""
+    return [(era, "\n".join(lines[k] if k in keep else "" for k in range(len(lines)))) for era, keep in parts]
 
 
 def _case_arms(lines: list[str]) -> list[tuple[str | None, str]]:
@@ -191,12 +197,4 @@ def _case_arms(lines: list[str]) -> list[tuple[str | None, str]]:
         if era is not None:
             parts.append((era, set(range(k, close + 1))))
         k = close + 1
-    if len(parts) == 1:
-        return []
-    out = []
-    for era, keep in parts:
-        first = min(keep) if era else -1  # an arm's first line starts with its pattern: "17) GRAPH_ARGS=(…)"
-        text = [lines[n][_ARM.match(lines[n]).end():] if n == first else lines[n] if n in keep else ""
-                for n in range(len(lines))]
-        out.append((era, "\n".join(text)))
-    return out
+    return _sections(lines, parts) if len(parts) > 1 else []
