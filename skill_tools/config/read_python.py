@@ -33,6 +33,9 @@ def read_python(text: str, source: str) -> CanonicalConfig:
     consts = _constants(tree)
     mappings = _named_mappings(tree, consts)
     aliases = _section_aliases(tree)
+    for name, value in consts.items():
+        if _env_mapping(value):  # REQUIRED_ENV = {"NCCL_GRAPH_REGISTER": "0", …}, later put into the process environment
+            cfg.env.update({k: str(v) for k, v in value.items()})
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
             raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
@@ -52,6 +55,17 @@ def read_python(text: str, source: str) -> CanonicalConfig:
         elif isinstance(node, ast.For):
             _setattr_loop(cfg, node, source, aliases, tree)
     return cfg
+
+
+#: Environment variables of the libraries a training run reads (NCCL, PyTorch, CUDA, Transformer Engine, …).
+_ENV_NAME = re.compile(r"^(?:NCCL|PYTORCH|TORCH|CUDA|NVTE|NVIDIA|CUBLAS|CUDNN|OMP|UB|MEGATRON)_[A-Z0-9_]+$")
+
+
+def _env_mapping(value: Any) -> bool:
+    """A module constant that maps only such variable names to scalars: the environment a launcher
+    exports (it is a table of the process environment, not of config fields)."""
+    return isinstance(value, dict) and bool(value) and all(
+        isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, (str, int, float, bool)) for k, v in value.items())
 
 
 def _constants(tree: ast.AST) -> dict[str, Any]:

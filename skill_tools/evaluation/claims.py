@@ -110,12 +110,20 @@ def _clause(norm: str, pos: int) -> tuple[int, int]:
     return start, (m.start() if m else len(norm))
 
 
+def _negation(ctx: AnswerContext, lo: int, hi: int) -> re.Match | None:
+    """The first negation in ``norm[lo:hi]``; a prefix such as "non-" in "non-associative" is a word's
+    part, not a negation (the raw text keeps its hyphen)."""
+    for m in _NEGATION.finditer(ctx.norm, lo, hi):
+        if not (m.group(0) in ("non", "no") and ctx.text[m.end():m.end() + 1] == "-"):
+            return m
+    return None
+
+
 def _negated(ctx: AnswerContext, p: int, obj: str, lo: int, hi: int) -> bool:
     """Whether the clause negates or the answer rejects the object mention at ``p``."""
-    norm = ctx.norm
-    after = norm[p + len(obj):min(hi, p + len(obj) + _AFTER)]
-    before = norm[max(lo, p - _BEFORE):p]
-    return bool(_NEGATION.search(after) or _NEGATION.search(before)) or ctx.polarity(p, len(obj)).role == REJECTED
+    after = _negation(ctx, p + len(obj), min(hi, p + len(obj) + _AFTER))
+    before = _negation(ctx, max(lo, p - _BEFORE), p)
+    return bool(after or before) or ctx.polarity(p, len(obj)).role == REJECTED
 
 
 def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
@@ -156,7 +164,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         lo, hi = _clause(unwrapped, pos)
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it
-        negated = _NEGATION.search(norm, lo, hi)
+        negated = _negation(ctx, lo, hi)
         if negated and negated.start() < end:
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
@@ -170,7 +178,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
             if is_object and _negated(ctx, p, obj, lo, hi):
                 continue
-            if is_object and not _NEGATION.search(norm[end:p]):
+            if is_object and not _negation(ctx, end, p):
                 return pos, subj, obj
             break
         advised = None if negated else _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos) or \

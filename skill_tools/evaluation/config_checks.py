@@ -11,6 +11,7 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, era_for, migrations, read_intent
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS, AnswerContext, CheckResult, normalise
+from skill_tools.evaluation.constructors import misfits
 from skill_tools.evaluation.keys import misplaced
 
 
@@ -180,6 +181,9 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec.get("name") or "extracted config validates"
     if ctx.extraction.unsafe:
         return CheckResult("validates", name, 0.0, "the answer carries a security finding; its config is not validated")
+    misfit = next(iter(misfits(ctx.extraction.blocks, ctx.era.name)), None)
+    if misfit is not None:  # InferenceConfig(inference_cuda_graph_scope=…): the object cannot be built
+        return CheckResult("validates", name, 0.0, misfit.message(), f"line {misfit.line}", fatal=True)
     if not ctx.config.values:
         return CheckResult("validates", name, 0.0, "no config extracted from the answer")
     if not any(checked_key(k) for k in ctx.answer_keys):
@@ -247,6 +251,9 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
         key, home = wrong_place[0]
         return CheckResult("written_settings", name, 0.0, f"writes {key}, a field its section does not have (it is "
                            f"{home}); Bridge refuses the key, so the setting never takes effect", key, fatal=True)
+    misfit = None if ctx.extraction.unsafe else next(iter(misfits(ctx.extraction.blocks, ctx.era.name)), None)
+    if misfit is not None:
+        return CheckResult("written_settings", name, 0.0, misfit.message(), f"line {misfit.line}", fatal=True)
     if ctx.extraction.unsafe or "skipped" in v or not any(checked_key(k) for k in written):
         return CheckResult("written_settings", name, None, "skipped: no checked setting written, or not validated")
     silent = [w for w in v.get("warnings", []) if w.get("level") == "runtime" and w.get("fix")]
@@ -263,8 +270,14 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
                                f"{'refuses' if err.get('severity') == 'error' else 'runs without its effect'} on the task's setup: "
                                f"[{err.get('rule')}] {err.get('message')}", shown, fatal=True)
     stated_rules = set(v.get("context_rules") or [])
-    for err in v.get("errors", []):  # an environment the answer sets that the run then refuses is its doing
+    for err in v.get("errors", []):  # an environment or graphs the answer turns on that the run then refuses is its doing
         mine = [k for k in err.get("keys") or [] if k.startswith("env.") and k[4:] in written and k[4:] in ctx.config.env]
+        impl = "model.cuda_graph_impl"
+        if impl in (err.get("keys") or []) and impl in written and ctx.config.get(impl) not in (None, "none") \
+                and impl not in (err.get("fix") or {}) and err.get("rule") not in stated_rules:
+            shown = f"{impl}={ctx.config.get(impl)!r}"  # --cuda-graph-impl full_iteration without --no-check-for-nan-…
+            return CheckResult("written_settings", name, 0.0, f"sets {shown} without the companion it needs on the "
+                               f"task's setup: [{err.get('rule')}] {err.get('message')}", shown, fatal=True)
         if mine and err.get("rule") not in stated_rules and not any(k in (err.get("fix") or {}) for k in mine):
             shown = ", ".join(f"{k[4:]}={ctx.config.env[k[4:]]!r}" for k in mine)
             return CheckResult("written_settings", name, 0.0, f"sets {shown}, which the run refuses on the task's setup "

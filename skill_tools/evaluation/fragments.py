@@ -7,6 +7,7 @@ environment variables, Hydra overrides and flag lists. Nothing here runs anythin
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.launchers import launcher_calls
-from skill_tools.evaluation.shells import posix_env, without_prose
+from skill_tools.evaluation.shells import NOT_LAUNCHERS, posix_env, program, without_prose
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -111,6 +112,17 @@ def _yaml_mapping(body: str) -> bool:
     return isinstance(data, dict) and any(isinstance(v, dict) for v in data.values())
 
 
+def json_document(body: str) -> bool:
+    """A JSON object as a whole (an args file: ``{"bf16": true, …}``), which Python's parser would
+    also take, reading ``true`` as a name."""
+    if not body.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(body), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _guess_kind(body: str) -> str:
     stripped = body.lstrip()
     if stripped.startswith(("{", "[")):
@@ -163,7 +175,7 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
         tokens, inner = _shell_command_string(tokens)
         if inner is not None:  # srun … bash -c "python run_recipe.py model.x=1": the quoted command
             yield from _shell_blocks(inner, ln, role, origin)
-        if _program(tokens) in NOT_LAUNCHERS:
+        if program(tokens) in NOT_LAUNCHERS:
             continue  # `skill-tools validate x --mcore-version 0.19.2`, `grep -n cuda_graph x`: not a training run
         if tokens[:1] == ["unset"] and len(tokens) > 1:  # `unset PYTORCH_CUDA_ALLOC_CONF`: the variable is gone (empty)
             yield Block("env", "\n".join(f"{t}=" for t in tokens[1:] if t.isidentifier()), ln, origin, role)
@@ -217,25 +229,6 @@ LAUNCHER_FLAGS = frozenset(f for n in ("nproc_per_node", "nnodes", "node_rank", 
 
 def _launcher_flag(tok: str) -> bool:
     return tok.split("=", 1)[0].lstrip("-") in LAUNCHER_FLAGS
-
-
-#: Programs whose options are their own, never a training run's: their command lines hold no config.
-NOT_LAUNCHERS = frozenset({"skill-tools", "git", "cat", "grep", "rg", "ls", "pip", "pip3", "nvidia-smi", "head",
-                           "tail", "less", "jq", "watch", "curl", "wget", "kubectl", "squeue", "sacct", "scancel",
-                           "sinfo", "pytest", "which", "du", "df", "ps", "diff", "wc", "find", "echo", "printf"})
-_WRAPPERS = frozenset({"sudo", "time", "exec", "nohup", "env", "command"})
-
-
-def _program(tokens: list[str]) -> str:
-    """The program a command line starts (after environment assignments and wrappers like ``time``)."""
-    for tok in tokens:
-        if _ENV_TOKEN.match(tok) and not tok.startswith("-"):
-            continue
-        name = tok.rsplit("/", 1)[-1]
-        if name in _WRAPPERS:
-            continue
-        return name
-    return ""
 
 
 def _shell_command_string(tokens: list[str]) -> tuple[list[str], str | None]:

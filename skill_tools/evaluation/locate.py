@@ -11,7 +11,7 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.config import pysource
-from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks
+from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, diff_file, file_named,
@@ -144,7 +144,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if kind == "auto" and all(_message(ln) for ln in body.splitlines() if ln.strip()):
         return  # a quoted message: 'cuda_graph_modules must be empty when cuda_graph_impl="full_iteration".'
     if kind == "auto":
-        kind = "python" if _python_literal_code(body) else \
+        kind = "json" if json_document(body) else "python" if _python_literal_code(body) else \
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         branches = era_split(body, kind)  # if mcore < 0.18: … else: …; "# 0.16-0.17" … "# 0.18+" sections

@@ -35,7 +35,7 @@ HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)
                    r"lösungen|opzioni|soluzioni|strade|opções|soluções|caminhos)\b|"
                    r"(?:два|две|три)\s+(?:варианта|способа|пути)|两种|兩種|二つの|2つの|두 가지)", re.I)
 #: A line that labels an option: "Option A", "**Option 2 —", "Alternative:", "Plan B", "Approach 2".
-_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
+_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-=]{2,}\s*|[-*+]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?\s*"
                     r"(?:(option|approach|plan|path|route|choice|variant|phase)\s*(?:[a-d1-4]\b|one\b|two\b|three\b)|"
                     r"(alternative|fallback|plan b)(?:\*\*|__)?\s*(?:[:—–(-]|(?:\*\*|__)?\s*$))", re.I)
 #: A numbered or lettered bold lead ("**1. Keep TE graphs ...**", "__B)__ full iteration").

@@ -116,11 +116,7 @@ _CURRENT_RE = re.compile(r"(?:\b0\.(?:1[89]|2\d)(?:\.\d+)?\+?|\b0\.18\+|\bcore_v
 def era_of(text: str) -> str | None:
     """``legacy`` / ``current`` when ``text`` names exactly one era, else None."""
     legacy, current = bool(_LEGACY_RE.search(text)), bool(_CURRENT_RE.search(text))
-    if legacy and not current:
-        return LEGACY
-    if current and not legacy:
-        return CURRENT
-    return None
+    return LEGACY if legacy and not current else CURRENT if current and not legacy else None
 
 
 @dataclass(frozen=True)
@@ -186,6 +182,8 @@ class LinePolarity:
         clause = text[lo:hi]
         if self.text.count("~~", 0, start) % 2 == 1 and "~~" in self.text[end:]:
             return Polarity(REJECTED, era_of(clause), "struck through")  # ~~`x`~~: a Markdown strikethrough
+        k = text.rfind(", ", lo, start)  # "`b` on 0.16/0.17, `c`": that era tags the item before the comma, not c
+        clause = text[k:hi] if k >= 0 and era_of(text[max(lo, k - 24):k]) and not era_of(text[k:hi]) else clause
         era = era_of(clause) or (self._aside_era(end, hi) if outside else None) or era_of(self.text[s_lo:s_hi]) \
             or self.section_era  # an aside names the era of the sentence it sits in
         if re.match(r"\s(?:->|→|=>)\s", text[hi:hi + 4]) and \
@@ -243,7 +241,6 @@ class LinePolarity:
         if m:
             return Polarity(RECOMMENDED, era, f"{m.group(0).strip()!r} after it")
         return Polarity(RECOMMENDED, era)  # no cue either way: ``why`` stays empty (:func:`precedence.outranked`)
-
 
     def _aside_era(self, end: int, hi: int) -> str | None:
         """The era an aside in the setting's clause names: "`x = [mlp]` (0.16/0.17)"."""

@@ -80,6 +80,11 @@ _BAD_CELL = re.compile(r"(?:the\s+)?(?:cause|root cause|culprit|problem|broken|b
                        r"invalid|rejected)|[🔴❌✗✘⛔🚫]", re.I)
 
 
+def _unemphasised(cell: str) -> str:
+    m = re.fullmatch(r"(\*{1,2}|_{1,2})(\S(?:.*\S)?)\1", cell.strip())
+    return m.group(2) if m else cell
+
+
 def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[list[TableCell], int]:
     """The cells of the table whose header is ``lines[start]``, each with its column's polarity;
     returns them and the index of the first line after the table."""
@@ -114,6 +119,7 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
         key = _KEY_CELL.match(row[0]) if row else None
         if key and "=" not in row[0] and len(row) >= 2:
             for j, cell in enumerate(row[1:], 1):
+                cell = _unemphasised(cell)  # | `--x` | on | **off** |: the bold marks the change
                 if cell and _VALUE_CELL.match(cell) and j < len(cols):
                     value = cell.strip("`")
                     out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols_here[j], True))

@@ -96,3 +96,36 @@ def _prose(words: list[str]) -> bool:
     """Words that read as a sentence: at least three plain words, one of them a function word."""
     plain = [w.strip(".,:;()").lower() for w in words if re.fullmatch(r"[A-Za-z]{2,}[.,:;)]?|\(?[A-Za-z]{2,}", w)]
     return len(plain) >= 3 and any(w in _FUNCTION_WORDS for w in plain)
+
+
+#: Programs whose options are their own, never a training run's: their command lines hold no config.
+NOT_LAUNCHERS = frozenset({"skill-tools", "git", "cat", "grep", "rg", "ls", "pip", "pip3", "nvidia-smi", "head",
+                           "tail", "less", "jq", "watch", "curl", "wget", "kubectl", "squeue", "sacct", "scancel",
+                           "sinfo", "pytest", "which", "du", "df", "ps", "diff", "wc", "find", "echo", "printf"})
+_WRAPPERS = frozenset({"sudo", "time", "exec", "nohup", "env", "command"})
+#: Words of the shell's grammar before a command (``if ! out=$(skill-tools validate …); then``,
+#: ``done < <(git diff …)``): the command is the word after them.
+_GRAMMAR = frozenset({"if", "then", "elif", "else", "while", "until", "do", "done", "fi", "!", "{", "}", "<", "&&", "||"})
+_UPPER_ENV = re.compile(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=")
+#: Where a command starts inside a word: ``$(cmd``, ``<(cmd``, ``(cmd``, a backquote, or ``var=$(cmd``.
+_SUBSTITUTION = re.compile(r"^(?:[A-Za-z_]\w*=)?(?:\$\(|<\(|\(|`)+")
+
+
+def program(tokens: list[str]) -> str:
+    """The program a command line starts: after environment assignments, wrappers like ``time``,
+    the shell's grammar words, and into a command substitution (``out=$(skill-tools validate …``)."""
+    for tok in tokens:
+        if tok in _GRAMMAR:
+            continue
+        inner = _SUBSTITUTION.sub("", tok)
+        if inner != tok:
+            if not inner:
+                continue
+            tok = inner
+        elif _UPPER_ENV.match(tok):
+            continue
+        name = tok.rsplit("/", 1)[-1]
+        if name in _WRAPPERS:
+            continue
+        return name
+    return ""

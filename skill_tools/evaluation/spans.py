@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from skill_tools.config.flags import megatron_lm_flag
 from skill_tools.config.model import SECTIONS
 from skill_tools.evaluation.fragments import _DANGER_TEXT, Block, _shell_blocks
 from skill_tools.evaluation.prose import BOOL_KEYS
@@ -28,10 +29,14 @@ def table_pair_blocks(cell) -> Iterator[Block]:
     key, value = cell.text.split("=", 1)
     if key.startswith("--"):
         v = value.strip().lower()
-        if v in _OFF:
+        flag = megatron_lm_flag(key[2:])
+        if v in _OFF and flag.kind == "flag" and len(flag.keys) == 1:
+            blocks = [Block("hydra", f"{flag.keys[0]}=false", cell.line, "table", p.role)]  # | `--rl-persist-cuda-graphs` | off |
+        elif v in _OFF:
             return
-        text = key if v in _ON else f"{key} {value.strip()}"
-        blocks = list(_shell_blocks(text, cell.line, p.role, "table"))
+        else:
+            text = key if v in _ON else f"{key} {value.strip()}"
+            blocks = list(_shell_blocks(text, cell.line, p.role, "table"))
     elif key.isupper():
         blocks = [Block("env", cell.text, cell.line, "table", p.role)]
     else:

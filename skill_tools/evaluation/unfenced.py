@@ -58,7 +58,13 @@ _INI_COMMENT = re.compile(r"^\s*;")
 _BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")
 
 
+#: A title set in rules ("--- recipe 1 (TE, attn) -----"): a heading in plain text, not a diff or YAML line.
+_RULED_TITLE = re.compile(r"^\s*[-=]{3,}\s+[A-Za-z][^\n]*?\s[-=]{3,}\s*$")
+
+
 def code_like(line: str) -> bool:
+    if _RULED_TITLE.match(line):
+        return False
     return bool(_SECTION.match(line) or _BRACE_OPEN.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line) or _DOCKER.match(line))
 

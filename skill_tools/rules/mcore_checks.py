@@ -195,6 +195,13 @@ def full_recompute_needs_full_iteration(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"granularity": g, "fix": {**_full_iteration_fix(ctx), "rerun_state_machine.check_for_nan_in_loss": False}}
 
 
+def selective_recompute_num_layers(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """MCore's own recompute check, which a switch from full to selective recompute (the usual way to
+    keep per-layer graphs) trips when the full-recompute count is left behind."""
+    if ctx.model.get("recompute_granularity") == "selective" and ctx.model.get("recompute_num_layers") is not None:
+        yield {"layers": ctx.model.get("recompute_num_layers"), "fix": {"model.recompute_num_layers": None}}
+
+
 def _recompute_modules(ctx: Ctx) -> list[str]:
     mods = ctx.model.get("recompute_modules")
     return ["core_attn"] if mods is None else list(mods)

@@ -149,6 +149,13 @@ CASES += [
     ("rl-colocated-eager-decode", "colocated-scope-change", RL_OK.replace("scope: block", "scope: layer"), RL_OK),
     ("inference-parity-padded-shapes", "parity-scope-change",
      "Block replay is stale here: switch to `inference_cuda_graph_scope=\"layer\"`.\n", PARITY_OK),
+    # a decision the question's numbers rule out, and a measurement setting that breaks the capture
+    ("neg-deepspeed-zero", "ds-plain-zero2-7b-40gb",
+     DS_OK.replace('"stage": 3', '"stage": 2').replace(',\n                       "offload_optimizer": {"device": "cpu"}', ''),
+     DS_OK.replace('"stage": 3', '"stage": 2')),
+    ("run-helper-bench", "bench-warmup-zero",
+     "Run `skill-tools bench --config c.yaml --json` and set `cuda_graph_warmup_steps: 0` so every timed step is a replay.\n",
+     "Run `skill-tools bench --config c.yaml --json`; keep `cuda_graph_warmup_steps: 3` and time replay steps only.\n"),
 ]
 
 

@@ -1,0 +1,85 @@
+"""Named variants in one Python block: ``VARIANTS = {"selective_te": {**COMMON, "model.x": …},
+"full_iteration": {…}}``. Agents write their options this way (a task file, a sweep, a dict of
+override sets); each variant is a whole config a user would run, so each is read on its own: the
+first as the recommendation, every other as an option beside it (:mod:`alternatives` validates
+them like the recommendation). Read with ``ast`` (literals, and ``**NAME`` spreads of module
+constants that are literal dicts); nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any
+
+from skill_tools.config import pysource
+from skill_tools.evaluation.fragments import Block
+from skill_tools.evaluation.overrides_dict import _DOTTED, render
+from skill_tools.evaluation.polarity import ALTERNATIVE
+
+MAX_VARIANTS = 8
+
+
+def _literal(node: ast.AST) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False, None
+
+
+def _dotted_dict(node: ast.AST, consts: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """A dict display of dotted overrides, its ``**NAME`` spreads resolved, else None."""
+    if not isinstance(node, ast.Dict) or not node.keys:
+        return None
+    out: dict[str, Any] = {}
+    for k, v in zip(node.keys, node.values):
+        if k is None:  # **NAME
+            if not (isinstance(v, ast.Name) and v.id in consts):
+                return None
+            out.update(consts[v.id])
+            continue
+        if not (isinstance(k, ast.Constant) and isinstance(k.value, str) and _DOTTED.match(k.value)):
+            return None
+        ok, value = _literal(v)
+        if not ok:
+            return None
+        out[k.value] = value
+    return out
+
+
+def variant_overrides(text: str) -> list[str]:
+    """Hydra override text per variant of the first module-level dict whose values are (two or more)
+    dicts of dotted overrides; [] when the block has none."""
+    try:
+        tree = pysource.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    consts: dict[str, dict[str, Any]] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        plain = _dotted_dict(value, consts)
+        if plain is not None:
+            consts[node.targets[0].id] = plain
+            continue
+        if isinstance(value, ast.Dict) and len(value.keys) >= 2 and all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            variants = [_dotted_dict(v, consts) for v in value.values]
+            if all(v for v in variants):
+                return ["\n".join(f"{k}={render(x)}" for k, x in v.items()) for v in variants[:MAX_VARIANTS]]
+    return []
+
+
+def variant_blocks(block: Block) -> list[Block]:
+    """The blocks a Python block's named variants add: the first recommended as the block is, the
+    others offered as options (each its own fence group, so options are not merged)."""
+    if block.kind != "python":
+        return []
+    out = []
+    for i, text in enumerate(variant_overrides(block.text)):
+        role = block.role if i == 0 else ALTERNATIVE
+        group = block.group if i == 0 else -(block.group * MAX_VARIANTS + i)
+        out.append(replace(block, kind="hydra", text=text, role=role, group=group, keys=[], cfg=None, error=None,
+                           diff_new=[]))
+    return out
