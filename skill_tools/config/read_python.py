@@ -36,7 +36,10 @@ def read_python(text: str, source: str) -> CanonicalConfig:
     for name, value in consts.items():
         if _env_mapping(value):  # REQUIRED_ENV = {"NCCL_GRAPH_REGISTER": "0", …}, later put into the process environment
             cfg.env.update({k: str(v) for k, v in value.items()})
+    shadowed = _else_shadowed(tree)
     for node in ast.walk(tree):
+        if id(node) in shadowed:
+            continue
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value.bit_length() > 4 * limits.MAX_INT_DIGITS:
             raise InputError(source, f"integer literal of about {int(node.value.bit_length() * 0.30103)} digits "
                                      f"(limit {limits.MAX_INT_DIGITS}); not a config value", line=node.lineno)
@@ -66,6 +69,20 @@ def _env_mapping(value: Any) -> bool:
     exports (it is a table of the process environment, not of config fields)."""
     return isinstance(value, dict) and bool(value) and all(
         isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, (str, int, float, bool)) for k, v in value.items())
+
+
+def _else_shadowed(tree: ast.AST) -> set[int]:
+    """Assignments in an ``else:`` branch to what its ``if`` branch also assigns (``if graphs: impl =
+    "transformer_engine" else: impl = "none"``): the ``if`` branch is the config the code is about,
+    the other the way back; read in order, the way back would win."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and node.orelse):
+            continue
+        body = {ast.unparse(t) for n in node.body for a in ast.walk(n) if isinstance(a, ast.Assign) for t in a.targets}
+        out |= {id(a) for n in node.orelse for a in ast.walk(n)
+                if isinstance(a, ast.Assign) and any(ast.unparse(t) in body for t in a.targets)}
+    return out
 
 
 def _constants(tree: ast.AST) -> dict[str, Any]:

@@ -205,7 +205,7 @@ def _python_literal_code(body: str) -> bool:
     if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
         return False
     code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
-    if code and all(_OVERRIDE_LINE.match(ln) for ln in code):
+    if code and all(_OVERRIDE_LINE.match(re.sub(r"\s+#.*$", "", ln)) for ln in code):  # (a trailing comment too)
         return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
     try:
         tree = pysource.parse(body)

@@ -226,3 +226,24 @@ Compare the candidate against eager with the same capturable Adam; a difference 
     fixed = score_one("optimizer-graph-loss-drift", answer.replace("--optimizer-cuda-graph",
                                                                    "--optimizer-cuda-graph --no-check-for-nan-in-loss-and-grad"))
     assert "nan-check-full-iteration" not in str(fixed["fatal"]), fixed["fatal"]
+
+
+def test_hydra_override_lines_with_trailing_comments_are_not_python():
+    answer = """# Packed SFT + TE attn graphs: Bridge overrides
+dataset.pad_to_max_length=True          # every pack has exactly seq_length tokens
+model.cuda_graph_impl=transformer_engine
+model.cuda_graph_modules=[attn]         # on 0.16/0.17 stacks: model.cuda_graph_scope=[attn]
+model.use_te_rng_tracker=True
+rng.te_rng_tracker=True
+"""
+    values = score_one("packed-sequences-sft", answer)["config"]["values"]
+    assert values["model.cuda_graph_impl"] == "transformer_engine", values
+    assert values["model.cuda_graph_modules"] == ["attn"]
+
+
+def test_the_if_branch_of_a_graphs_toggle_is_the_config():
+    code = ('if graphs:\n    cfg.model.cuda_graph_impl = "transformer_engine"\n    cfg.model.cuda_graph_modules = ["attn"]\n'
+            'else:\n    cfg.model.cuda_graph_impl = "none"\n')
+    cfg = read_python(code, "<t>")
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.get("model.cuda_graph_modules") == ["attn"]
