@@ -4,13 +4,11 @@ one a :class:`Block` with its polarity and era. Nothing is read or run here: :mo
 
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 import textwrap
 from typing import Iterator
 
-from skill_tools.config import pysource
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
 from skill_tools.evaluation.comments import comment_sentences
 from skill_tools.evaluation.options import Section
@@ -19,12 +17,12 @@ from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_sp
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
-from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, LinePolarity, heading_era, intro_polarity,
+from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, heading_era, intro_polarity,
                                              wrapped_lead, wrapped_trail)
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.era_branches import era_split
-from skill_tools.evaluation.unfenced import _OVERRIDE_LINE, code_runs
+from skill_tools.evaluation.unfenced import code_runs, python_literal_code
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
@@ -144,7 +142,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if kind == "auto" and all(_message(ln) for ln in body.splitlines() if ln.strip()):
         return  # a quoted message: 'cuda_graph_modules must be empty when cuda_graph_impl="full_iteration".'
     if kind == "auto":
-        kind = "json" if json_document(body) else "python" if _python_literal_code(body) else \
+        kind = "json" if json_document(body) else "python" if python_literal_code(body) else \
             _guess_kind("\n".join(ln for ln in body.split("\n") if not ln.lstrip().startswith(("#", "//"))) or body)
     if kind in ("python", "yaml", "json"):
         branches = era_split(body, kind)  # if mcore < 0.18: … else: …; "# 0.16-0.17" … "# 0.18+" sections
@@ -198,20 +196,6 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
             if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
                 block.origin = "comment"
                 yield block
-
-
-def _python_literal_code(body: str) -> bool:
-    """Python that assigns or writes a dict literal (``overrides = {...}``): parsed, never run."""
-    if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
-        return False
-    code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
-    if code and all(_OVERRIDE_LINE.match(re.sub(r"\s+#.*$", "", ln)) for ln in code):  # (a trailing comment too)
-        return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
-    try:
-        tree = pysource.parse(body)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return any(isinstance(n, (ast.Assign, ast.Dict)) for n in ast.walk(tree))
 
 
 _DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@(?:\s|$))", re.M)
@@ -326,14 +310,25 @@ def _table_blocks(cell) -> Iterator[Block]:
         yield block
 
 
+#: An option offered for drop-and-pad MoE, and the settings that case means (MCore's own test of it:
+#: a capacity factor set and padding to capacity on).
+_DROPPAD_CASE = re.compile(r"\bdrop[- ]?and[- ]?pad\b|\bdrop-?padding\b|\bpad(?:ded|ding)? to capacity\b", re.I)
+_DROPPAD_KEYS = "model.moe_expert_capacity_factor=1.0\nmodel.moe_pad_expert_input_to_capacity=true"
+
+
 def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "",
                  trail: str = "") -> Iterator[Block]:
     text = changed_to_new(_BULLET_KV.sub(r"\1\2=\3\4", text))  # "- model.use_te_rng_tracker: true" is key=value
     text = quoted_messages_blanked(text)
     pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "",
                        trail=quoted_messages_blanked(trail) if trail else "")
+    cased = False
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
+        before = text[max(0, m.start() - 80):m.start()]
+        if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
+            cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means
+            yield Block("hydra", _DROPPAD_KEYS, ln, "prose", DESCRIBED, why=IF_CASE)
         for block in _inline_code(m.group(1), ln, p.role):
             block.era, block.why = p.era, p.why
             yield block

@@ -330,7 +330,7 @@ _UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)
 _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+|"
-                        r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when)\b"
+                        r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when|if(?!\s+you\s+(?:want|wish|need|prefer|would|'d)))\b"
                         r"[^().;]{0,60}$", re.I)
 
 

@@ -13,9 +13,11 @@ after its colon.
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 
+from skill_tools.config import pysource
 from skill_tools.evaluation.envelopes import QUOTED_PAIR, braced_to_yaml
 
 _YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
@@ -183,3 +185,17 @@ def _joinable(lines: list[str], paras: list[tuple[int, int]], kinds: list[str], 
     """Two code paragraphs join when only blank lines and comment paragraphs lie between them."""
     between = [kinds[i] for i, (a, b) in enumerate(paras) if a >= prev_end and b <= lo]
     return all(k == "neutral" for k in between)
+
+
+def python_literal_code(body: str) -> bool:
+    """Python that assigns or writes a dict literal (``overrides = {...}``): parsed, never run."""
+    if not re.search(r"=\s*[\[{(]|^\s*\{", body, re.M):
+        return False
+    code = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    if code and all(_OVERRIDE_LINE.match(re.sub(r"\s+#.*$", "", ln)) for ln in code):  # (a trailing comment too)
+        return False  # model.cuda_graph_modules=[] on every line: Hydra overrides, not Python
+    try:
+        tree = pysource.parse(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(n, (ast.Assign, ast.Dict)) for n in ast.walk(tree))

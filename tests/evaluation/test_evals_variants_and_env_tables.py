@@ -247,3 +247,29 @@ def test_the_if_branch_of_a_graphs_toggle_is_the_config():
     cfg = read_python(code, "<t>")
     assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
     assert cfg.get("model.cuda_graph_modules") == ["attn"]
+
+
+def test_an_option_offered_for_drop_and_pad_is_judged_on_drop_and_pad():
+    answer = """Fixed config for your dropless MoE (megatron-core 0.19.2):
+
+```yaml
+model:
+  cuda_graph_impl: transformer_engine
+  cuda_graph_scope: null
+  cuda_graph_modules: [moe_router, moe_preprocess]
+  use_te_rng_tracker: true
+rng:
+  te_rng_tracker: true
+```
+
+| # | finding | fix |
+|---|---|---|
+| 1 | `moe` + `moe_router` | dropless: `moe_router` + `moe_preprocess`; `moe` alone only if you run drop-and-pad (`moe_expert_capacity_factor` set + `moe_pad_expert_input_to_capacity: true`) |
+
+Drop-and-pad variant instead: `cuda_graph_modules: [moe]` (never together with `moe_router`).
+"""
+    row = score_one("run-helper-validate", answer)
+    assert "model.moe_pad_expert_input_to_capacity" not in row["config"]["values"], row["config"]
+    assert not any("moe-scope-needs-drop-pad" in f for f in row["fatal"]), row["fatal"]
+    dropless = score_one("run-helper-validate", answer.replace("Drop-and-pad variant instead", "Also try"))
+    assert any("moe-scope-needs-drop-pad" in f for f in dropless["fatal"]), dropless["fatal"]
