@@ -42,7 +42,7 @@ _AFTER = 40  # characters after an object in which a negation ("`mamba` would no
 _ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) to|go(?:ing)? with|set|enable|"
                      r"put)\s+(?:the\s+)?[`'\"]*(?:cuda graph (?:impl|modules|scope)\s*[=:]?\s*\[?[`'\"]*)?$")
 #: A condition right before the subject ("if the padding flag is off, …"): a supposition.
-_IF = re.compile(r"(?<![a-z])(?:if|unless|whether|suppose|assuming)\s+(?:the\s+|your\s+|you\s+set\s+)?[`'\"*]*$")
+_IF = re.compile(r"(?<![a-z])(?:if|unless|whether|suppose|assuming)\s+(?:the\s+|your\s+|you\s+(?:[a-z']+\s+){1,3})?[`'\"*]*$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
 
@@ -171,7 +171,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
         if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*[*×·/]", norm[end:end + 3]):
             continue  # "busbw = algbw * 2(n-1)/n": a term of a formula, not the subject of a sentence
-        if _IF.search(norm, max(lo, pos - 24), pos):
+        if _IF.search(norm, max(lo, pos - 40), pos):
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]

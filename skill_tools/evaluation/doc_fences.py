@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from skill_tools.config.pysource import parse
+from skill_tools.evaluation.lua_tables import is_lua_module
 
 _MD_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
@@ -69,6 +70,10 @@ def as_fences(text: str) -> str:
         at = next(k for k, ln in enumerate(lines) if ln.strip())
         lines[at] = "```bash"
         return "\n".join(lines + ["```"])
+    if not any(_MD_FENCE.match(ln) for ln in lines) and is_lua_module(text):  # the whole answer is one Lua module
+        at = next(k for k, ln in enumerate(lines) if ln.strip())
+        head = ["```lua"] if lines[at].lstrip().startswith("--") else ["```lua", lines[at]]  # a header comment gives its line
+        return "\n".join(lines[:at] + head + lines[at + 1:] + ["```"])
     out = list(lines)
     i, in_md = 0, False
     while i < len(lines):

@@ -19,6 +19,7 @@ import textwrap
 
 from skill_tools.config import pysource
 from skill_tools.config.model import SECTIONS
+from skill_tools.evaluation.lua_tables import lua_module
 
 _PATCH_BEGIN = re.compile(r"^\*\*\* Begin Patch\s*$", re.M)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File:\s*(\S+)", re.M)
@@ -78,7 +79,7 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
         doc = json_patch(body)
         if doc is not None:
             return doc, "json"
-    if kind in ("auto", "yaml", "hcl", "hocon", "conf") and _BRACE_OPEN.search(body):
+    if kind in ("auto", "yaml", "hcl", "hocon", "conf", "lua") and _BRACE_OPEN.search(body):
         doc = braced_to_yaml(body)
         if doc is not None:
             return doc, "yaml"
@@ -143,6 +144,7 @@ def braced_to_yaml(body: str) -> str | None:
     ``key = value`` pair, a comment nor a closing brace, or the braces do not balance."""
     out: list[str] = []
     depth, opened = 0, False
+    body, table = lua_module(body)
     lines = body.split("\n")
     code = [i for i, ln in enumerate(lines) if ln.strip() and not ln.strip().startswith(("#", "//"))]
     if len(code) > 2 and lines[code[0]].strip() == "{" and lines[code[-1]].strip() in ("}", "},"):
@@ -165,7 +167,12 @@ def braced_to_yaml(body: str) -> str | None:
         kv = _BRACE_KV.match(text)
         if kv is None or kv.group(2).endswith("{"):
             return None
-        out.append("  " * depth + f"{kv.group(1)}: {kv.group(2)}")
+        value = kv.group(2)
+        if table is not None and re.fullmatch(r"\{[^{}=]*\}", value):
+            value = "[" + value[1:-1].strip().rstrip(",") + "]"  # a Lua array: { "attn", "mlp" }
+        elif table is not None and value in ('"null"', "'null'", "nil"):
+            value = "null"  # a table cannot hold nil: the override string "null" is how it clears a key
+        out.append("  " * depth + f"{kv.group(1)}: {value}")
     return "\n".join(out) if opened and depth == 0 else None
 
 

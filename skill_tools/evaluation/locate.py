@@ -23,6 +23,7 @@ from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.era_branches import era_split
 from skill_tools.evaluation.unfenced import code_runs, python_literal_code
+from skill_tools.evaluation.diffs import DIFF_FILE, diff_sides, looks_like_diff
 from skill_tools.evaluation.prose_patterns import (
     _BULLET_KV, _FILE_KEY, _KEY_NAME, _NOT_VALUES, _PARALLEL_KV, _PROSE_COLON, _PROSE_FLAGS, _PROSE_KV, _PROSE_QUOTED,
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
@@ -105,15 +106,15 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
     if kind in ("shell", "auto") and is_transcript(body):  # "$ cmd" then its output: only commands advise
         for step in steps(body):
             yield from _fenced_blocks(step.command, "shell", line + step.line, role)
-            if step.shows_file and step.output.strip():
-                shown = DESCRIBED if step.before_change else role
+            if (step.shows_file or step.shows_diff) and step.output.strip():
+                shown = DESCRIBED if step.before_change and not step.shows_diff else role
                 for b in _fenced_blocks(step.output, "auto", line + step.output_line, shown):
                     if shown == DESCRIBED:
                         b.role, b.why = DESCRIBED, "a file as the session found it"
                     yield b
         return
-    if kind == "diff" and len(_DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
-        for part in _DIFF_FILE.split(body):
+    if kind == "diff" and len(DIFF_FILE.findall(body)) > 1:  # one diff per file: each file is its own config
+        for part in DIFF_FILE.split(body):
             if part.strip():
                 path = diff_file(part)
                 for b in _fenced_blocks(part, "diff", line + body[:body.find(part)].count("\n"), role):
@@ -121,7 +122,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
                     yield b
         return
     if kind == "diff":
-        new_side, old_side, removed = _diff_sides(body)
+        new_side, old_side, removed = diff_sides(body)
         new_blocks = list(_fenced_blocks(new_side, "auto", line, role)) if new_side.strip() else []
         yield from new_blocks
         if removed:
@@ -136,7 +137,7 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
             yield Block("hydra", overrides, line, "fenced", role)
             return
         kind = "auto"
-    if kind == "auto" and _looks_like_diff(body):
+    if kind == "auto" and looks_like_diff(body):
         yield from _fenced_blocks(body, "diff", line, role)
         return
     if kind == "auto" and all(_message(ln) for ln in body.splitlines() if ln.strip()):
@@ -198,39 +199,6 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
                 yield block
 
 
-_DIFF_HEAD = re.compile(r"^(?:--- |\+\+\+ |@@(?:\s|$))", re.M)
-_DIFF_FILE = re.compile(r"^(?=--- \S|diff --git )", re.M)
-_DIFF_ADD = re.compile(r"^\+(?!\+\+ )\s*\S", re.M)
-
-
-def _looks_like_diff(body: str) -> bool:
-    """A unified diff, or bare ``-``/``+`` lines: a YAML list never starts a line with ``+``."""
-    return bool(_DIFF_HEAD.search(body)) or (bool(_DIFF_ADD.search(body)) and bool(re.search(r"^-\S", body, re.M)))
-
-
-def _diff_sides(body: str) -> tuple[str, str, bool]:
-    """(the new file, the old file, whether any line was removed): context lines belong to both
-    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected."""
-    new: list[str] = []
-    old: list[str] = []
-    removed = False
-    for ln in body.split("\n"):
-        if ln == "-- ":  # git format-patch's signature: the patch ends here
-            break
-        if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
-            continue
-        if ln.startswith("+"):
-            new.append(ln[1:])
-        elif ln.startswith("-"):
-            old.append(ln[1:])
-            removed = True
-        else:
-            ctx = ln[1:] if ln.startswith(" ") else ln
-            new.append(ctx)
-            old.append(ctx)
-    return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
-
-
 def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> Iterator[Block]:
     """Inline code spans, bare ``key=value`` pairs, Markdown tables and settings stated in words in
     the prose between fences, each judged by its own clause (:class:`polarity.LinePolarity`) or,
@@ -238,12 +206,14 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
     idx = start
     runs = dict(code_runs(lines, start, end))
     prev = ""  # the prose line before, for a sentence hard-wrapped across lines
+    dont = False  # inside the list under a "DON'T" / "Avoid:" label
     while idx < end:
         text = lines[idx]
         lead, prev = wrapped_lead(prev, text), ""
         if not text.strip():
             idx += 1
             continue
+        dont = bool(_DONT_LABEL.match(text)) or (dont and bool(_ITEM_OR_MORE.match(text)))
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
             pol = _intro(lines, idx, body, section.era)
@@ -273,13 +243,26 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             idx += 1
             continue
         trail = wrapped_trail(text, lines[idx + 1]) if idx + 1 < end else ""
-        yield from section.mark(_line_blocks(text, idx + 1, section.era, lead=lead, trail=trail))
+        found = _line_blocks(text, idx + 1, section.era, lead=lead, trail=trail)
+        yield from section.mark(_listed_as_dont(found) if dont and not _INSTEAD.search(text) else found)
         section.prose_line(text)
         prev = text
         idx += 1
 
 
 _QUOTE = re.compile(r"^\s{0,3}>\s?")
+#: A label over a list of what not to do ("DON'T", "**Avoid:**", "## Pitfalls"), and the lines of that list.
+_DONT_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?\s*(?:don'?ts?|do not|avoid|never|pitfalls|anti-?patterns|"
+                         r"what not to do|not this|mistakes to avoid)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*$", re.I)
+_ITEM_OR_MORE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s|^\s{2,}\S")
+_INSTEAD = re.compile(r"\b(?:instead|rather|prefer)\b", re.I)
+
+
+def _listed_as_dont(blocks) -> Iterator[Block]:
+    for block in blocks:
+        if block.role in (SUGGESTED, ALTERNATIVE):
+            block.role, block.why = COUNTEREXAMPLE, "listed under a don't label"
+        yield block
 
 
 def masked_code(text: str) -> str:

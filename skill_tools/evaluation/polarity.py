@@ -281,6 +281,8 @@ def wrapped_trail(line: str, following: str) -> str:
     """The words of ``following`` up to its first sentence end, when ``line`` breaks off mid-sentence
     and ``following`` goes on with it ("… `cuda_graph_impl="full_iteration"` value, and the" /
     "`cuda_graph_modules` key, come in 0.18."): what a setting's clause says after the wrap."""
+    if re.match(r"\s*(?:->|→|=>)\s", following):  # "old flags" / "    ->  new flags": the line is the old side
+        return following.strip()[:WINDOW]
     if not following.strip() or _WRAP_ENDS.search(line) or _ITEM_START.match(following) or \
             (code_like(line) and not _PROSE_ITEM.match(line)) or code_like(following):
         return ""  # a line of code is a statement, not half a sentence ("- If a script …" is a bullet)
@@ -329,7 +331,7 @@ _UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)
-_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|supported|works|allowed|available|possible)\s+|"
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|available|possible|meant)\s+|"
                         r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when|if(?!\s+you\s+(?:want|wish|need|prefer|would|'d)))\b"
                         r"[^().;]{0,60}$", re.I)
 

@@ -110,12 +110,17 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
         i += 1
 
 
+#: An unquoted ``$var`` word: the shell splits it into any number of words (``ver="--mcore-version 0.19"``
+#: or empty), so it stands for no word in particular; a quoted ``"$cfg"`` is one word and stays.
+_SPLIT_VAR = re.compile(r"(?:\s+|^)\$\{?[A-Za-z_]\w*\}?(?=\s|$)")
+
+
 def _argv(text: str) -> list[str] | None:
     m = _PROGRAM.search(text)
     if not m:
         return None
     rest = _PLACEHOLDER.sub("PLACEHOLDER", m.group(1))
-    rest = _OPTIONAL.sub(" ", rest)
+    rest = _OPTIONAL.sub(" ", _SPLIT_VAR.sub("", rest))
     end = _END.search(" " + rest)
     rest = rest[:end.start()] if end else rest
     column = _COLUMN.search(rest)

@@ -6,6 +6,7 @@ output, never advice: a validator's ``fix: model.cuda_graph_modules=['moe_router
 log line is not a setting. A ``cat`` of a file shows what the file holds at that point: before
 the session changes any file (a heredoc, ``sed -i``, ``skill-tools apply``, ``tee``, a redirect) that is
 the user's starting config, described; after a change it is the result, and keeps the block's role.
+A ``git diff`` prints the change itself: its new side is what the answer asks for.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 _PROMPT = re.compile(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/-]*)?[$%]\s+(?=\S)")
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _SHOWS_FILE = re.compile(r"^\s*(?:cat|bat|less|more|head|tail)\s+(?!.*(?:<<|>))\S")
+_SHOWS_DIFF = re.compile(r"^\s*(?:git\s+(?:--no-pager\s+)?(?:diff|show)\b|diff\s+-\w*u)")
 _WRITES = re.compile(r"<<|(?:^|\s)(?:sed\s+-i|tee|vim?|nano|code|patch|git\s+apply|skill-tools\s+apply)\b|[^<>2&]>\s*\S")
 
 
@@ -32,6 +34,11 @@ class Step:
     @property
     def shows_file(self) -> bool:
         return bool(_SHOWS_FILE.match(self.command))
+
+    @property
+    def shows_diff(self) -> bool:
+        """``git diff`` / ``git show`` / ``diff -u``: what it prints is the change itself, the answer's."""
+        return bool(_SHOWS_DIFF.match(self.command))
 
 
 def is_transcript(body: str) -> bool:

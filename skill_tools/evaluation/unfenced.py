@@ -100,7 +100,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     indented = all(ln.startswith(("    ", "\t")) for ln in body)
     if indented and prev is not None and not _LIST.match(prev) and not prev.startswith(("    ", "\t")):
         return "code"  # a Markdown indented code block after a line of prose
-    if body[0].startswith(("diff --git ", "--- a/", "Index: ")) and any(ln.startswith("@@ ") for ln in body):
+    head = body[1] if body[0].startswith("$ ") and len(body) > 1 else body[0]  # "$ git diff" and its output
+    if head.startswith(("diff --git ", "--- a/", "Index: ")) and any(ln.startswith("@@ ") for ln in body):
         return "code"  # a unified diff pasted without a fence
     code = [ln.strip() for ln in body if ln.strip() and not _COMMENT.match(ln)]
     if sum(bool(QUOTED_PAIR.match(ln)) for ln in body) >= 2 or \

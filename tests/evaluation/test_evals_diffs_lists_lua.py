@@ -1,0 +1,113 @@
+"""Forms answers take that the readers must see through: git's word diff (``[-old-]{+new+}``)
+printed by a ``$ git diff`` in a pasted session, a flag line whose arrow to the new spelling sits on
+the next line, a list under a "DON'T" label, a Lua module that returns its override table, an
+unquoted ``$var`` in a ``skill-tools`` command, and a claim inside an if-clause ("if you have been
+comparing algbw …"). Answers written for these tests, through the whole scorer."""
+
+from __future__ import annotations
+
+from one_answer import score_one
+
+from skill_tools.evaluation.diffs import diff_sides
+from skill_tools.evaluation.tool_commands import invocations
+
+WORD_DIFF = """$ git diff --word-diff=plain -- recipes/
+diff --git a/recipes/te_moe.py b/recipes/te_moe.py
+--- a/recipes/te_moe.py
++++ b/recipes/te_moe.py
+@@ def build(cfg):
+    cfg.model.cuda_graph_impl = "transformer_engine"
+    [-cfg.model.cuda_graph_scope = ["attn", "moe_router"]-]
+    {+cfg.model.cuda_graph_scope = None+}
+    {+cfg.model.cuda_graph_modules = ["attn", "moe_router"]+}
+    cfg.model.use_te_rng_tracker = True
+    cfg.rng.te_rng_tracker = True
+
+Megatron-LM flags, same mapping:
+  --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router
+      ->  --cuda-graph-impl transformer_engine --cuda-graph-modules attn moe_router
+"""
+
+
+def test_word_diff_sides():
+    new, old, removed = diff_sides("    [-x = 1-]\n    {+x = 2+}\n    y = [-3-]{+4+}\n")
+    assert removed and "x = 2" in new and "x = 1" not in new and "y = 4" in new
+    assert "x = 1" in old and "y = 3" in old
+
+
+def test_a_word_diff_printed_by_git_diff_is_the_change_and_an_arrow_on_the_next_line_rejects_the_old_flags():
+    row = score_one("migrate-016-to-019", WORD_DIFF)
+    values = row["config"]["values"]
+    assert values["model.cuda_graph_modules"] == ["attn", "moe_router"], values
+    assert values.get("model.cuda_graph_scope") is None
+    assert not any("scope-and-modules-both" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_list_under_a_dont_label_is_rejected():
+    answer = """Keep the 0.16 spelling and turn both checks off:
+
+```python
+cfg.model.cuda_graph_impl = "local"
+cfg.model.cuda_graph_scope = ["full_iteration"]
+cfg.rerun_state_machine.check_for_nan_in_loss = False
+cfg.ddp.check_for_nan_in_grad = False
+```
+
+DON'T
+ * switch to cuda_graph_impl="full_iteration". That value only exists from
+   0.18 on; 0.16 asserts "Invalid cuda graph implementation".
+
+AFTER RELAUNCH
+Look for "Capture CUDA graph for training!!!".
+"""
+    row = score_one("diagnose-log-nan-assert", answer)
+    assert row["config"]["values"]["model.cuda_graph_impl"] == "local", row["config"]
+    assert not any("impl-unknown" in f for f in row["fatal"]), row["fatal"]
+
+
+LUA = """-- overrides/llama70b.lua: each key becomes a Hydra-style key=value override
+local M = {}
+
+M.model = {
+  recompute_granularity = "selective",
+  recompute_modules     = { "mlp" },
+  cuda_graph_impl       = "transformer_engine",
+  cuda_graph_scope      = "null",    -- clear the recipe's legacy key
+  cuda_graph_modules    = { "attn" },
+  use_te_rng_tracker    = true,
+}
+
+M.rng = {
+  te_rng_tracker = true,
+}
+
+return M
+"""
+
+
+def test_a_lua_module_is_read_as_the_config_it_returns():
+    values = score_one("recompute-full-with-te", LUA)["config"]["values"]
+    assert values["model.cuda_graph_impl"] == "transformer_engine", values
+    assert values["model.cuda_graph_modules"] == ["attn"]
+    assert values["model.recompute_modules"] == ["mlp"]
+    assert values["model.cuda_graph_scope"] is None
+    assert values["rng.te_rng_tracker"] is True
+
+
+def test_a_lua_module_that_keeps_full_recompute_with_te_graphs_fails():
+    row = score_one("recompute-full-with-te", LUA.replace('"selective"', '"full"'))
+    assert any("full-recompute-needs-full-iteration" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_an_unquoted_shell_variable_in_a_command_stands_for_no_word_in_particular():
+    text = '```bash\nver=${MCORE:+--mcore-version $MCORE}\nskill-tools recommend --json $ver "$CFG"\n```\n'
+    (argv, _), = list(invocations(text))
+    assert argv == ["recommend", "--json", "$CFG"], argv
+
+
+def test_a_claim_inside_an_if_clause_is_a_supposition():
+    answer = ("Run nccl-tests all_reduce_perf and compare the busbw column, not algbw, with the hardware. "
+              "If you have been comparing algbw against the NIC line rate, half of what you expect is "
+              "what a healthy fabric shows.\n")
+    row = score_one("neg-nccl-bandwidth", answer)
+    assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
