@@ -111,3 +111,12 @@ def test_a_claim_inside_an_if_clause_is_a_supposition():
               "what a healthy fabric shows.\n")
     row = score_one("neg-nccl-bandwidth", answer)
     assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_dismissing_the_confidence_interval_fails_and_deciding_on_it_passes():
+    base = ("Run `skill-tools bench --config gpt_small.yaml --json > bench.json`; it excludes warmup and the capture "
+            "iteration and reports the median step time per variant with a bootstrap 95% CI of the speedup.\n\n")
+    wrong = base + "Take the point estimate: anything >= 1.02x means graphs are faster. The CI columns are informational.\n"
+    right = base + "Enable graphs only if the whole CI lies above 1.0; a CI that spans 1.0 means no measurable speedup.\n"
+    assert any("the confidence interval dismissed" in f for f in score_one("run-helper-bench", wrong)["fatal"])
+    assert not any("confidence interval" in f for f in score_one("run-helper-bench", right)["fatal"])
