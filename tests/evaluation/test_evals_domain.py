@@ -153,6 +153,10 @@ CASES += [
     ("neg-deepspeed-zero", "ds-plain-zero2-7b-40gb",
      DS_OK.replace('"stage": 3', '"stage": 2').replace(',\n                       "offload_optimizer": {"device": "cpu"}', ''),
      DS_OK.replace('"stage": 3', '"stage": 2')),
+    ("neg-fsdp-sharding", "fsdp2-root-only",
+     "```python\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(model, mesh=mesh, reshard_after_forward=True)\n```\n",
+     "```python\nfrom torch.distributed.fsdp import fully_shard\nfor block in model.layers:\n"
+     "    fully_shard(block, mesh=mesh, reshard_after_forward=True)\nfully_shard(model, mesh=mesh)\n```\n"),
     ("run-helper-bench", "bench-warmup-zero",
      "Run `skill-tools bench --config c.yaml --json` and set `cuda_graph_warmup_steps: 0` so every timed step is a replay.\n",
      "Run `skill-tools bench --config c.yaml --json`; keep `cuda_graph_warmup_steps: 3` and time replay steps only.\n"),
