@@ -104,7 +104,7 @@ _COND_LEAD = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when|whenever|once|s
 _MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)
 #: A sentence that opens on a preference ("If what you actually wanted was ..., ") offers an option.
 _OPENER = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when)\s+(?:what\s+)?you(?:'d|\s+would|'re|\s+are)?\s+"
-                     r"(?:\w+ly\s+)?(?:wanted|prefer|rather|care more|after)\b", re.I)
+                     r"(?:\w+ly\s+)?(?:wanted|want|prefer|rather|care more|after)\b", re.I)
 #: Abbreviations whose dot ends no sentence.
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx)\.", re.I)
 _LEGACY_RE = re.compile(r"\b(?:0\.1[67](?:\.\d+)?(?:\s*[-–]\s*0?\.?1[67])?|core_v0\.1[67]\S*|pre-?0\.18|"
@@ -299,7 +299,7 @@ _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupp
 #: "you need"). A setting written in prose without them ("TE graphs only permit `x=none`", "after the
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it
 #: (:meth:`extract.Extraction.select`).
-_AFFIRM = re.compile(r"\b(?:set|sets|setting|use|used|using|enable|enabled|enabling|add|added|adding|pass|passed|"
+_AFFIRM = re.compile(r"\b(?:(?<!` )set|sets|setting|use|used|using|enable|enabled|enabling|add|added|adding|pass|passed|"
                      r"passing|turn(?:ing|ed)? on|switch(?:ing|ed)? (?:to|over)|chang(?:e|ed|ing) (?:it |this |that )?to|"
                      r"updated?|now|go with|keep|kept|keeping|put|"
                      r"flip|try|apply|need|needs|must|should|recommend(?:ed)?|make sure|ensure|configure|specify|"

@@ -120,3 +120,23 @@ def test_dismissing_the_confidence_interval_fails_and_deciding_on_it_passes():
     right = base + "Enable graphs only if the whole CI lies above 1.0; a CI that spans 1.0 means no measurable speedup.\n"
     assert any("the confidence interval dismissed" in f for f in score_one("run-helper-bench", wrong)["fatal"])
     assert not any("confidence interval" in f for f in score_one("run-helper-bench", right)["fatal"])
+
+
+def test_an_option_for_a_wish_with_its_case_spelled_out_is_an_option():
+    answer = """Fixed config (dropless MoE):
+
+```yaml
+model:
+  cuda_graph_impl: transformer_engine
+  cuda_graph_scope: null
+  cuda_graph_modules: [moe_router, moe_preprocess]
+  use_te_rng_tracker: true
+rng:
+  te_rng_tracker: true
+```
+
+If you actually want the whole expert block in the graph, switch the model to drop-and-pad (`moe_expert_capacity_factor` set, `moe_pad_expert_input_to_capacity: true`) and use `cuda_graph_modules: [moe]`.
+"""
+    row = score_one("run-helper-validate", answer)
+    assert "model.moe_pad_expert_input_to_capacity" not in row["config"]["values"], row["config"]
+    assert row["passed"], row["fatal"]
