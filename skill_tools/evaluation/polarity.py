@@ -1,5 +1,4 @@
-"""What an answer says about each setting it writes down: recommended, rejected, alternative, and
-for which MCore era.
+"""What an answer says about each setting it writes down: recommended, rejected, alternative; which era.
 
 A setting's polarity is decided from its own clause (the words around it up to the nearest clause
 break: ``;``, a parenthesis, ``but``, ``instead of``, ``rather than``, ``whereas``) and, for a fenced
@@ -46,6 +45,7 @@ _NEG_BEFORE = re.compile(
     r"nicht|niemals|statt|anstatt|vermeide[nt]?|entfern(?:e|en|t)|"
     r"get rid of|strip(?:ping)? out|comment(?:ing)? out|(?:make sure|ensure|check that|verify that)\s+(?:no|nothing|none)\b|"
     r"(?:would|should|will|must)(?:\s+not|n'?t|\s+never)\s+do|not to do)\b", re.I)
+_REMEDY = re.compile(r"(?:es|ing)?\s+(?:that|this|it|the \w+)(?:\s+\w+)?:\s*$")  # "removes that overhead: `x`"
 #: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
 _NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
 #: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), in the
@@ -214,6 +214,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "names what a restriction is about")  # "(`x`) is only allowed with y"
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
             (None if head.isascii() else _NEG_CJK.search(head))
+        m = None if m and _REMEDY.match(head[m.end():]) else m  # "graphs remove that overhead: `x`": x is the remedy
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} in its clause")
         m = _NEG_AFTER.search(after) or (None if after.isascii() else _NEG_AFTER_CJK.search(text[end:s_hi]))

@@ -140,3 +140,13 @@ If you actually want the whole expert block in the graph, switch the model to dr
     row = score_one("run-helper-validate", answer)
     assert "model.moe_pad_expert_input_to_capacity" not in row["config"]["values"], row["config"]
     assert row["passed"], row["fatal"]
+
+
+def test_graph_settings_offered_as_the_remedy_on_an_off_topic_task_fail():
+    answer = ("Measure with nccl-tests and compare busbw to the fabric.\n\n"
+              "If this is a Megatron job, capturing the layers with CUDA graphs removes that: "
+              "`--cuda-graph-impl transformer_engine --cuda-graph-modules attn mlp --te-rng-tracker`.\n")
+    row = score_one("neg-nccl-bandwidth", answer)
+    assert any("no_graph_config" in f for f in row["fatal"]), row["fatal"]
+    rejected = score_one("neg-nccl-bandwidth", answer.replace("removes that: ", "is beside the point here; do not add "))
+    assert not any("no_graph_config" in f for f in rejected["fatal"]), rejected["fatal"]
