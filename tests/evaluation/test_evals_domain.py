@@ -153,6 +153,8 @@ CASES += [
     ("neg-deepspeed-zero", "ds-plain-zero2-7b-40gb",
      DS_OK.replace('"stage": 3', '"stage": 2').replace(',\n                       "offload_optimizer": {"device": "cpu"}', ''),
      DS_OK.replace('"stage": 3', '"stage": 2')),
+    ("diagnose-nan-after-graphs", "nan-more-warmup",
+     NAN_OK.replace("cuda_graph_modules: [attn]", "cuda_graph_modules: [attn]\n  cuda_graph_warmup_steps: 50"), NAN_OK),
     ("neg-fsdp-sharding", "fsdp2-root-only",
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(model, mesh=mesh, reshard_after_forward=True)\n```\n",
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfor block in model.layers:\n"
