@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +53,10 @@ def fields(cls: str, era: str | None) -> frozenset[str] | None:
     return frozenset(f for t in wanted for f in tags[t])
 
 
+#: A comment that shows what the code raises: ``# TypeError: __init__() got an unexpected keyword argument``.
+_REPRODUCES = re.compile(r"^\s*#\s*(?:TypeError|AssertionError|ValueError|KeyError|AttributeError|RuntimeError)\b", re.M)
+
+
 def _callee(func: ast.AST) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
@@ -60,8 +65,8 @@ def misfits(blocks: list[Block], era: str | None) -> list[Misfit]:
     """Keywords of recommended config-object constructions that their class does not have."""
     out: list[Misfit] = []
     for block in blocks:
-        if block.kind != "python" or block.role != SUGGESTED:
-            continue
+        if block.kind != "python" or block.role != SUGGESTED or _REPRODUCES.search(block.text):
+            continue  # (a block whose own comment shows the exception it raises reproduces the error)
         try:
             tree = parse(block.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -273,3 +273,12 @@ Drop-and-pad variant instead: `cuda_graph_modules: [moe]` (never together with `
     assert not any("moe-scope-needs-drop-pad" in f for f in row["fatal"]), row["fatal"]
     dropless = score_one("run-helper-validate", answer.replace("Drop-and-pad variant instead", "Also try"))
     assert any("moe-scope-needs-drop-pad" in f for f in dropless["fatal"]), dropless["fatal"]
+
+
+def test_a_block_that_shows_its_own_type_error_reproduces_the_error():
+    from skill_tools.evaluation.constructors import misfits
+    from skill_tools.evaluation.fragments import Block
+
+    code = ("TransformerConfig(num_layers=2, cuda_graph_impl='full_iteration', cuda_graph_modules=[])\n"
+            "# TypeError: __init__() got an unexpected keyword argument 'cuda_graph_modules'\n")
+    assert misfits([Block("python", code, 1)], "legacy") == []
