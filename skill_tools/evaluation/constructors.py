@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from skill_tools.config.pysource import parse
+from skill_tools.config.read_python import attr_chain
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 
 _DATA = Path(__file__).resolve().parents[1] / "data" / "mcore_dataclass_fields.json"
@@ -57,10 +58,6 @@ def fields(cls: str, era: str | None) -> frozenset[str] | None:
 _REPRODUCES = re.compile(r"^\s*#\s*(?:TypeError|AssertionError|ValueError|KeyError|AttributeError|RuntimeError)\b", re.M)
 
 
-def _callee(func: ast.AST) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
 def misfits(blocks: list[Block], era: str | None) -> list[Misfit]:
     """Keywords of recommended config-object constructions that their class does not have."""
     out: list[Misfit] = []
@@ -74,7 +71,7 @@ def misfits(blocks: list[Block], era: str | None) -> list[Misfit]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
-            cls = _callee(node.func)
+            cls = (attr_chain(node.func) or [None])[-1]
             known = fields(cls, era) if cls in _table() else None
             if known is None:
                 continue

@@ -17,7 +17,7 @@ from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.launchers import launcher_calls
-from skill_tools.evaluation.shells import NOT_LAUNCHERS, posix_env, program, without_prose
+from skill_tools.evaluation.shells import ENV_TOKEN, NOT_LAUNCHERS, posix_env, program, without_prose
 
 MAX_ANSWER_CHARS = 100_000
 MAX_BLOCK_CHARS = 20_000
@@ -39,7 +39,7 @@ _HYDRA_TOKEN = re.compile(r"^[+~]{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
 _FLAT_TOKEN = re.compile(r"^[A-Za-z_]\w*_\w*=")
 
-_ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
+_ENV_TOKEN = ENV_TOKEN
 
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w", re.M)
 

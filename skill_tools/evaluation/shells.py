@@ -106,7 +106,8 @@ _WRAPPERS = frozenset({"sudo", "time", "exec", "nohup", "env", "command"})
 #: Words of the shell's grammar before a command (``if ! out=$(skill-tools validate …); then``,
 #: ``done < <(git diff …)``): the command is the word after them.
 _GRAMMAR = frozenset({"if", "then", "elif", "else", "while", "until", "do", "done", "fi", "!", "{", "}", "<", "&&", "||"})
-_UPPER_ENV = re.compile(r"^(?:export\s+)?[A-Z][A-Z0-9_]{2,}=")
+#: ``NAME=value`` (``export NAME=value``): an environment assignment before or as a command.
+ENV_TOKEN = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(.*)$")
 #: Where a command starts inside a word: ``$(cmd``, ``<(cmd``, ``(cmd``, a backquote, or ``var=$(cmd``.
 _SUBSTITUTION = re.compile(r"^(?:[A-Za-z_]\w*=)?(?:\$\(|<\(|\(|`)+")
 
@@ -122,7 +123,7 @@ def program(tokens: list[str]) -> str:
             if not inner:
                 continue
             tok = inner
-        elif _UPPER_ENV.match(tok):
+        elif ENV_TOKEN.match(tok):
             continue
         name = tok.rsplit("/", 1)[-1]
         if name in _WRAPPERS:
