@@ -24,6 +24,8 @@ from skill_tools.evaluation.answer_context import CheckResult
 from skill_tools.evaluation.outcome import apply
 
 _IMPL = "model.cuda_graph_impl"
+_INFERENCE_SCOPE = "model.inference_cuda_graph_scope"
+_SCOPE = "model.cuda_graph_scope"
 #: Graph settings an option that names an implementation replaces as a group.
 _GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda_graph_scope", "model.enable_cuda_graph",
           "model.external_cuda_graph")
@@ -35,16 +37,28 @@ MAX_OPTIONS = 8
 
 def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalConfig | None = None) -> CanonicalConfig:
     """The config a user gets by taking ``option`` instead of (or on top of) the recommended ``main``."""
-    if not option.has(_IMPL):
+    # an option that turns decode graphs off ("against an eager run (`inference_cuda_graph_scope="none"`)")
+    # is the eager run: like impl none, no graph setting of the main config stays
+    eager_decode = not option.has(_IMPL) and option.get(_INFERENCE_SCOPE) == "none" and len(option.values) == 1
+    if not option.has(_IMPL) and _scope_list(option.get(_SCOPE)) == ["full_iteration"]:
+        option = apply(option, CanonicalConfig.from_nested({"model": {"cuda_graph_impl": "local"}}))
+        # the 0.16-0.17 whole-iteration spelling exists with one impl only: an option naming it means local
+    if not option.has(_IMPL) and not eager_decode:
         return apply(main, option)
     base = CanonicalConfig(source=main.source, fmt=main.fmt)
-    off = option.get(_IMPL) == "none"  # a graphs-off baseline or fallback: no graph setting of the main config stays
+    off = eager_decode or option.get(_IMPL) == "none"  # a graphs-off baseline or fallback: no graph setting of the main config stays
     for key, value in main.values.items():
         if (key in _GROUP or (off and "cuda_graph" in key)) and not option.has(key):
             continue  # the option's impl replaces the recommended graph settings as a group
         base.set(key, stated.get(key) if stated is not None and stated.has(key) else value, main.locations.get(key))
     base.env.update(main.env)
     return apply(base, option)
+
+
+def _scope_list(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    return [str(v) for v in value] if isinstance(value, list) else None
 
 
 def check_options(main: CanonicalConfig, options: list[CanonicalConfig],

@@ -20,7 +20,8 @@ every ``when`` condition holds and no ``unless`` condition does. A condition is 
 (searched in each path) with one test of the value (``equals``, ``in``, ``not_in``, ``above``,
 ``power_of_two``, ``lacks``: a string without that part) or ``"absent": true`` (no path matches),
 optionally ``not_path`` (paths to skip) and ``in_files`` (only settings of whole code blocks), or
-``{"text_lacks": regex}`` on the answer's text. A rule with ``"same_block": true`` fires only when
+``{"text_lacks": regex}`` on the answer's text, or ``{"order": [regex, regex]}``: one recommended
+Python program calls the first (``dotted.callee(args)``) and after it the second. A rule with ``"same_block": true`` fires only when
 its conditions meet in one Python block (or in the answer read whole as one file): two versions
 of a kernel in two blocks are two programs. The check only vetoes: it fails (fatally) on a
 fired rule and is not applicable otherwise, so it never lifts a weak answer.
@@ -161,6 +162,8 @@ def _holds(cond: dict[str, Any], found: dict[str, Any], text: str, ctx: AnswerCo
     """Whether ``cond`` holds, and the setting that made it hold (for the evidence)."""
     if "text_lacks" in cond:
         return re.search(cond["text_lacks"], text, re.I) is None, ""
+    if "order" in cond:
+        return _in_order(cond["order"], ctx) if ctx is not None else (False, "")
     if cond.get("in_files") and ctx is not None:
         found = settings(ctx, in_files=True)
     pattern = re.compile(cond["path"])
@@ -223,6 +226,38 @@ def _per_block(ctx: AnswerContext) -> list[dict[str, Any]]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return out
+
+
+def _calls(text: str) -> list[str]:
+    """The calls of a Python program in source order, each as ``dotted.callee(its arguments)``."""
+    try:
+        tree = parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    out = []
+    for node in calls:
+        name = _dotted(node.func) or _callee(node.func)
+        if name:
+            args = [ast.get_source_segment(text, a) or "" for a in node.args + [k.value for k in node.keywords]]
+            out.append(f"{name}({', '.join(args)})")
+    return out
+
+
+def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
+    """Whether one recommended Python program (a block, or the answer read whole) makes a call
+    matching ``order[0]`` and after it one matching ``order[1]``: teardown that destroys the process
+    group before it frees the graphs holding its communicators."""
+    first, then = re.compile(order[0]), re.compile(order[1])
+    texts = [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
+    for text in texts:
+        calls = _calls(text)
+        at = next((i for i, c in enumerate(calls) if first.search(c)), None)
+        later = next((c for c in calls[at + 1:] if then.search(c)), None) if at is not None else None
+        if later is not None:
+            return True, f"{calls[at][:80]} before {later[:80]}"
+    return False, ""
 
 
 def check_domain(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:

@@ -94,6 +94,71 @@ def split_by_era(source: str) -> list[tuple[str | None, str]]:
     return [(None, "\n".join(rest))] + out
 
 
+#: A variable named for an era: ``OVERRIDES_019``, ``ARGS_0_16``, ``MCORE_V018_FLAGS``, ``SCOPE_LEGACY``.
+_ERA_NAME = re.compile(r"(?:^|_)(?:V|MCORE|CORE)?_?0_?(1[6-9])(?=_|$)|(?:^|_)(LEGACY|CURRENT)(?=_|$)", re.I)
+_SHELL_ASSIGN = re.compile(r"^\s*(?:export\s+|declare\s+-\w+\s+|local\s+)?([A-Za-z_]\w*)\+?=(.*)$")
+
+
+def name_era(name: str) -> str | None:
+    """The era a variable's name gives its value, or None."""
+    m = _ERA_NAME.search(name)
+    if not m:
+        return None
+    if m.group(2):
+        return LEGACY if m.group(2).lower() == "legacy" else CURRENT
+    return LEGACY if int(m.group(1)) <= 17 else CURRENT
+
+
+def named_split(body: str, kind: str) -> list[tuple[str | None, str]]:
+    """Variables named for the era they hold (``OVERRIDES_019 = [...]`` beside ``OVERRIDES_016 = [...]``,
+    a shell ``ARGS_019=(…)``): each assignment with its name's era, the rest with none; ``[]`` unless
+    both eras are named."""
+    lines = body.split("\n")
+    parts: list[tuple[str | None, set[int]]] = []
+    if kind == "python":
+        try:
+            tree = parse(body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            era = next((name_era(t.id) for t in targets if isinstance(t, ast.Name) and name_era(t.id)), None)
+            if era is not None:
+                parts.append((era, set(range(node.lineno - 1, node.end_lineno))))
+    else:
+        k = 0
+        while k < len(lines):
+            m = _SHELL_ASSIGN.match(lines[k])
+            era = name_era(m.group(1)) if m else None
+            end = _shell_extent(lines, k, m.group(2).strip()) if era is not None else k
+            if era is not None:
+                parts.append((era, set(range(k, end + 1))))
+            k = end + 1
+    if {era for era, _ in parts} != {LEGACY, CURRENT}:
+        return []
+    named = set().union(*(keep for _, keep in parts))
+    return _sections(lines, [(None, set(range(len(lines))) - named)] + parts)
+
+
+def _shell_extent(lines: list[str], k: int, value: str) -> int:
+    """The last line of the shell assignment on line ``k``: an array ``(…)`` up to its ``)``, a quoted
+    value up to its closing quote, then any backslash continuation."""
+    end = k
+    if value.startswith("("):
+        depth = value.count("(") - value.count(")")
+        while depth > 0 and end + 1 < len(lines):
+            end += 1
+            depth += lines[end].count("(") - lines[end].count(")")
+    elif value[:1] in ("'", '"'):
+        still_open = value.count(value[0]) % 2 == 1
+        while still_open and end + 1 < len(lines):
+            end += 1
+            still_open ^= lines[end].count(value[0]) % 2 == 1
+    while lines[end].rstrip().endswith("\\") and end + 1 < len(lines):
+        end += 1
+    return end
+
+
 #: A section header: a whole-line comment (``#`` or ``//``) at the block's left margin.
 _HEADER = re.compile(r"^(?:#|//)\s*(?P<text>.*)$")
 
@@ -104,6 +169,7 @@ def era_split(body: str, kind: str) -> list[tuple[str | None, str]]:
     from skill_tools.evaluation.polarity import era_of
 
     branches = split_by_era(body) if kind == "python" else shell_split(body) if kind == "shell" else []
+    branches = branches or (named_split(body, kind) if kind in ("python", "shell") else [])
     if branches or kind not in ("python", "yaml", "shell"):
         return branches
     lines = body.split("\n")

@@ -357,7 +357,8 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
 
 def _named_flags_dropped(text: str) -> str:
     """Prose names an option without its value ("fails with … for --cuda-graph-impl=..."): the
-    mention sets nothing. Megatron-LM's own parser table says which options take a value."""
+    mention sets nothing; an option that takes one value takes one word, the sentence goes on after
+    it. Megatron-LM's own parser table says which options take a value, and how many."""
     import shlex
 
     from skill_tools.config.cli_tables import megatron_lm
@@ -367,7 +368,7 @@ def _named_flags_dropped(text: str) -> str:
         tokens = shlex.split(text)
     except ValueError:
         return text
-    table, out = megatron_lm(DEFAULT_CURRENT), []
+    table, out, room = megatron_lm(DEFAULT_CURRENT), [], None
     for i, tok in enumerate(tokens):
         name, eq, value = tok.partition("=")
         if tok.startswith("--"):
@@ -376,6 +377,12 @@ def _named_flags_dropped(text: str) -> str:
             bare = (not eq and (after.startswith("--") or not after.strip(".…"))) or (eq and not value.strip(".…"))
             if opt is not None and opt.takes_value and bare:
                 continue
+            # a one-value option takes one word of the sentence: "--cuda-graph-impl transformer_engine MCore asserts"
+            room = (0 if eq else 1) if opt is not None and opt.takes_value and opt.nargs is None else None
+        elif room is not None:
+            if room == 0:
+                continue
+            room -= 1
         out.append(tok)
     return shlex.join(out) if len(out) != len(tokens) else text
 

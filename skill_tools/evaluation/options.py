@@ -57,6 +57,7 @@ class Section:
     option_level: int = 7  # heading level of the option labels (7: bold leads / list items)
     items: bool = False  # the options are the items of a numbered list that follows a hedge
     asker: str | None = None  # in a chat transcript, the speaker who asked (their lines are the question)
+    in_item: bool = False  # the last prose line belongs to a list item (its first line or an indented continuation)
 
     def heading(self, line: str, era: str | None) -> None:
         """A Markdown heading or bold lead line: an option label opens an option; another heading
@@ -117,8 +118,12 @@ class Section:
 
     def prose_line(self, text: str) -> None:
         """After a line of prose: "Choose one:" opens a hedge. Inside a list item ("1. **`moe` + `moe_router`
-        is refused.** … You have to pick one.") the choice is that item's own, and the items after it
-        are the list's next points, not options; an item that ends on a colon still introduces them."""
+        is refused.** … You have to pick one.", also on the item's indented continuation lines) the choice
+        is that item's own, and the items after it are the list's next points, not options; an item
+        that ends on a colon still introduces them."""
         m = HEDGE.search(text)
-        if m and (not _ITEM.match(text) or text.rstrip().endswith(":")):
+        # a list item's own lines: the item line, and the indented lines that continue it
+        in_item = bool(_ITEM.match(text)) or (self.in_item and text[:1] in (" ", "\t") and bool(text.strip()))
+        self.in_item = in_item
+        if m and (not in_item or text.rstrip().endswith(":")):
             self.hedge = 0

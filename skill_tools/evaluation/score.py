@@ -44,7 +44,8 @@ from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: t
     BehaviorScore,
 )
 from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
-from skill_tools.evaluation.tool_commands import Refusal, check_tool_commands
+from skill_tools.evaluation.tool_commands import Refusal
+from skill_tools.evaluation.derived import BEHAVIORS, derived_checks
 
 # --------------------------------------------------------------------------------------------
 # scoring one answer
@@ -130,10 +131,8 @@ class Scorer:
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:
             result.behaviors.append(self._outcome_behavior(task, outcome, ctx, setup, era))
-        tool = check_tool_commands(record.answer, self.refusal) if self.refusal is not None else None
-        if tool is not None:
-            result.behaviors.append(BehaviorScore(None, "the skill-tools commands it gives would run", 1.0, [tool],
-                                                  "derived: skill-tools' own command-line parser"))
+        for kind, check in derived_checks(record.answer, ex, answer_keys - restated, self.refusal):
+            result.behaviors.append(BehaviorScore(None, BEHAVIORS[kind][0], 1.0, [check], BEHAVIORS[kind][1]))
         return result
 
     @staticmethod

@@ -143,7 +143,13 @@ CASES += [
      "Keep them and add the register switch:\n\n```bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
      "export NCCL_GRAPH_REGISTER=0\n```\n"),
     ("diagnose-teardown-hang", "teardown-nccl-watchdog-env",
-     TEARDOWN_OK + "\nAnd `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=60` so the watchdog kills it.\n", TEARDOWN_OK),
+     "The graphs hold NCCL resources at teardown. Fix: `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=60` so the watchdog "
+     "kills the hung rank.\n", TEARDOWN_OK),
+    # offered beside the real fix (graphs deleted before destroy_process_group), the watchdog is a belt and braces
+    ("diagnose-teardown-hang", "teardown-destroy-before-delete",
+     TEARDOWN_OK + "\n```python\ntorch.distributed.destroy_process_group()\nhelper.delete_cuda_graphs()\n```\n",
+     TEARDOWN_OK + "\n```python\nhelper.delete_cuda_graphs()\ngc.collect()\ntorch.distributed.destroy_process_group()\n```\n"
+     "And `export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=600` so a hang does not burn the allocation.\n"),
     ("diagnose-nan-after-graphs", "nan-full-iteration-dropless-moe",
      NAN_OK.replace("transformer_engine\n  cuda_graph_modules: [attn]", "full_iteration\n  cuda_graph_modules: []"), NAN_OK),
     ("rl-colocated-eager-decode", "colocated-scope-change", RL_OK.replace("scope: block", "scope: layer"), RL_OK),
@@ -159,6 +165,9 @@ CASES += [
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(model, mesh=mesh, reshard_after_forward=True)\n```\n",
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfor block in model.layers:\n"
      "    fully_shard(block, mesh=mesh, reshard_after_forward=True)\nfully_shard(model, mesh=mesh)\n```\n"),
+    ("neg-fsdp-sharding", "fsdp2-root-before-blocks",
+     "```python\nfully_shard(model, mesh=mesh)\nfor block in model.layers:\n    fully_shard(block, mesh=mesh)\n```\n",
+     "```python\nfor block in model.layers:\n    fully_shard(block, mesh=mesh)\nfully_shard(model, mesh=mesh)\n```\n"),
     ("run-helper-bench", "bench-warmup-zero",
      "Run `skill-tools bench --config c.yaml --json` and set `cuda_graph_warmup_steps: 0` so every timed step is a replay.\n",
      "Run `skill-tools bench --config c.yaml --json`; keep `cuda_graph_warmup_steps: 3` and time replay steps only.\n"),

@@ -1,0 +1,109 @@
+"""Answers judged by what they would do, in forms the readers met late: a config key one spelling
+away from a field (any task, off-topic ones too), an eager control run named beside the graphed
+config, the 0.16-0.17 whole-iteration spelling offered without its impl, a one-value flag in a
+sentence, a choice made inside a list item's continuation lines, and variables named for the era
+they hold. The answers are written for these tests, in styles of their own."""
+
+from __future__ import annotations
+
+import pytest
+
+from skill_tools.evaluation.derived import misspelled
+from skill_tools.evaluation.era_branches import CURRENT, LEGACY, name_era, named_split
+from skill_tools.evaluation.extract import extract_config
+
+from tests.evaluation.one_answer import checks_of, score_one
+
+F = "```"
+
+VPP_ANSWER = (
+    "Keep TP inside the node and let PP handle memory; interleave to shrink the bubble.\n\n"
+    f"{F}python\ncfg = llama3_70b_pretrain_config()\ncfg.model.tensor_model_parallel_size = 4\n"
+    "cfg.model.pipeline_model_parallel_size = 4\ncfg.model.{vpp} = 5\ncfg.model.context_parallel_size = 2\n"
+    f"{F}\n")
+
+
+def test_a_misspelled_bridge_key_fails_an_off_topic_answer():
+    row = score_one("neg-megatron-tp-sizing", VPP_ANSWER.format(vpp="virtual_pipeline_parallel_size"))
+    (check,) = checks_of(row, "key_spelling")
+    assert not row["passed"] and check["score"] == 0.0
+    assert "virtual_pipeline_model_parallel_size" in check["explanation"]
+    good = score_one("neg-megatron-tp-sizing", VPP_ANSWER.format(vpp="virtual_pipeline_model_parallel_size"))
+    assert good["passed"] and not checks_of(good, "key_spelling")
+
+
+def test_a_key_the_readers_placed_under_model_is_not_charged():
+    # "cuda_grpah_impl" written bare: the readers put it under model., the answer did not
+    assert misspelled(["model.cuda_grpah_impl"], "set cuda_grpah_impl: local") == []
+    assert misspelled(["model.cuda_grpah_impl"], "cfg.model.cuda_grpah_impl = 'local'") == [
+        ("model.cuda_grpah_impl", "model.cuda_graph_impl")]
+
+
+DECODE = (
+    "On 0.19 only the local implementation serves decode.\n\n"
+    f"{F}python\nconfig = TransformerConfig(..., cuda_graph_impl=\"local\", inference_cuda_graph_scope=\"block\",\n"
+    "                           use_te_rng_tracker=True)\n"
+    f"{F}\n\nVerify: compare decode tokens/s and greedy outputs against an eager run "
+    "(`inference_cuda_graph_scope=\"none\"`).\n")
+
+
+def test_the_eager_control_run_is_not_an_option_laid_over_the_graphed_config():
+    row = score_one("inference-decode-graphs", DECODE)
+    assert [c["score"] for c in checks_of(row, "options")] == [1.0], row["fatal"]  # judged, and valid
+
+
+def test_a_full_iteration_scope_offered_alone_means_the_local_impl():
+    answer = (
+        "Per-module scopes need Transformer Engine:\n\n"
+        f"{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"mlp\"]\n"
+        "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n"
+        f"{F}\n\nIf what you actually wanted was one graph for the whole iteration, `local` is right, but only as "
+        "`cuda_graph_scope=[\"full_iteration\"]`.\n")
+    row = score_one("local-partial-scope-crash", answer)
+    assert [c["score"] for c in checks_of(row, "options")] == [1.0], row["fatal"]  # judged, and valid
+
+
+def test_a_one_value_flag_in_a_sentence_takes_one_word():
+    text = ("A recompute region may not cover a graphed region, so with\n"
+            "--cuda-graph-impl transformer_engine MCore asserts that moe_router is not graphed.\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    lists = extract_config("Then run with --cuda-graph-modules attn mlp --cuda-graph-warmup-steps 3 and compare.")
+    assert lists.config.get("model.cuda_graph_modules") == ["attn", "mlp"]
+    assert lists.config.get("model.cuda_graph_warmup_steps") == 3
+
+
+def test_pick_one_inside_a_list_items_continuation_is_that_items_choice():
+    text = ("What the findings mean:\n\n"
+            "1. **`moe` + `moe_router` can't be combined.** `moe` graphs the whole MoE MLP; `moe_router` graphs only\n"
+            "   the router. Pick one. For dropless MoE use the router path.\n"
+            "2. **RNG tracker**: turn it on.\n\n"
+            "Fixed config:\n\n"
+            f"{F}yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [moe_router, moe_preprocess]\n"
+            f"  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n{F}\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    assert not ex.alternatives
+
+
+@pytest.mark.parametrize("name,era", [
+    ("OVERRIDES_019", CURRENT), ("ARGS_0_16", LEGACY), ("MCORE_V018_FLAGS", CURRENT), ("SCOPE_LEGACY", LEGACY),
+    ("overrides_current", CURRENT), ("GPUS_16", None), ("OVERRIDES", None), ("X019", None),
+])
+def test_era_from_a_variable_name(name, era):
+    assert name_era(name) == era
+
+
+def test_variables_named_for_each_era_are_read_one_era_each():
+    python = (f"{F}python\nOVERRIDES_019 = ['model.cuda_graph_impl=transformer_engine', 'model.cuda_graph_modules=[attn,moe]']\n"
+              "OVERRIDES_016 = [\n    'model.cuda_graph_impl=transformer_engine',\n    'model.cuda_graph_scope=[attn,moe]',\n]\n"
+              f"{F}\n")
+    shell = (f"{F}bash\nARGS_019=\"model.cuda_graph_impl=transformer_engine model.cuda_graph_modules=[attn,moe]\"\n"
+             "ARGS_016=(\n  model.cuda_graph_impl=transformer_engine\n  model.cuda_graph_scope=[attn,moe]\n)\n"
+             f"python train.py $ARGS_019\n{F}\n")
+    for text in (python, shell):
+        current = extract_config(text, era=CURRENT).config
+        assert "model.cuda_graph_scope" not in current.values and current.get("model.cuda_graph_modules") == ["attn", "moe"]
+        legacy = extract_config(text, era=LEGACY).config
+        assert "model.cuda_graph_modules" not in legacy.values and legacy.get("model.cuda_graph_scope") == ["attn", "moe"]
+    assert named_split("ARGS_019='--cuda-graph-impl local'\n", "shell") == []  # one era named: one block
