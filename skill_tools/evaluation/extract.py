@@ -28,6 +28,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
+from skill_tools.evaluation.prose_flags import prose_flags
 from skill_tools.evaluation.variants import variant_blocks
 from skill_tools.evaluation.overrides_dict import assigned_overrides, bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
@@ -310,7 +311,7 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
     where = f"{source}:{block.line}"
     text, kind = block.text, block.kind
     if kind == "megatron_lm" and block.origin in _PROSE_ORIGINS:
-        text = _named_flags_dropped(text)
+        text = prose_flags(text)
         if not text:
             block.cfg = into
             return
@@ -353,38 +354,6 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         into.unparsed.extend(cfg.unparsed)
     block.cfg = into
 
-
-
-def _named_flags_dropped(text: str) -> str:
-    """Prose names an option without its value ("fails with … for --cuda-graph-impl=..."): the
-    mention sets nothing; an option that takes one value takes one word, the sentence goes on after
-    it. Megatron-LM's own parser table says which options take a value, and how many."""
-    import shlex
-
-    from skill_tools.config.cli_tables import megatron_lm
-    from skill_tools.config.era import DEFAULT_CURRENT
-
-    try:
-        tokens = shlex.split(text)
-    except ValueError:
-        return text
-    table, out, room = megatron_lm(DEFAULT_CURRENT), [], None
-    for i, tok in enumerate(tokens):
-        name, eq, value = tok.partition("=")
-        if tok.startswith("--"):
-            opt = table.option(name)
-            after = tokens[i + 1] if i + 1 < len(tokens) else "--"
-            bare = (not eq and (after.startswith("--") or not after.strip(".…"))) or (eq and not value.strip(".…"))
-            if opt is not None and opt.takes_value and bare:
-                continue
-            # a one-value option takes one word of the sentence: "--cuda-graph-impl transformer_engine MCore asserts"
-            room = (0 if eq else 1) if opt is not None and opt.takes_value and opt.nargs is None else None
-        elif room is not None:
-            if room == 0:
-                continue
-            room -= 1
-        out.append(tok)
-    return shlex.join(out) if len(out) != len(tokens) else text
 
 
 def _with_case(blocks: list[Block], alts: list[CanonicalConfig], by_line: dict[int, int]) -> dict[int, set[str]]:
