@@ -165,6 +165,9 @@ CASES += [
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(model, mesh=mesh, reshard_after_forward=True)\n```\n",
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfor block in model.layers:\n"
      "    fully_shard(block, mesh=mesh, reshard_after_forward=True)\nfully_shard(model, mesh=mesh)\n```\n"),
+    ("neg-hf-gradient-checkpointing", "hf-no-such-model-method",
+     "```python\nmodel.enable_gradient_checkpointing()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```",
+     "```python\nmodel.gradient_checkpointing_enable()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```"),
     ("neg-fsdp-sharding", "fsdp2-root-before-blocks",
      "```python\nfully_shard(model, mesh=mesh)\nfor block in model.layers:\n    fully_shard(block, mesh=mesh)\n```\n",
      "```python\nfor block in model.layers:\n    fully_shard(block, mesh=mesh)\nfully_shard(model, mesh=mesh)\n```\n"),
@@ -212,4 +215,10 @@ def test_python_is_read_without_running_it():
 
 def test_code_that_is_not_python_as_a_whole_is_skipped():
     answer = "```python\nargs = TrainingArguments(\n    mixed_precision='bf16',  # ...\n```"  # unclosed call
+    assert _domain("neg-hf-gradient-checkpointing", answer)["score"] is None
+
+
+def test_transformers_5_activation_checkpointing_argument_is_accepted():
+    # transformers 5 names the switch activation_checkpointing (gradient_checkpointing is its deprecated alias)
+    answer = "```python\nargs = TrainingArguments(output_dir='o', activation_checkpointing=True, bf16=True)\n```"
     assert _domain("neg-hf-gradient-checkpointing", answer)["score"] is None

@@ -107,3 +107,16 @@ def test_variables_named_for_each_era_are_read_one_era_each():
         legacy = extract_config(text, era=LEGACY).config
         assert "model.cuda_graph_modules" not in legacy.values and legacy.get("model.cuda_graph_scope") == ["attn", "moe"]
     assert named_split("ARGS_019='--cuda-graph-impl local'\n", "shell") == []  # one era named: one block
+
+
+def test_the_users_full_iteration_run_quoted_back_is_not_the_answers_instruction():
+    from skill_tools.config.model import CanonicalConfig
+    from skill_tools.evaluation.config_checks import restated_keys
+
+    cfg = CanonicalConfig.from_nested({"model": {"cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"],
+                                                 "cuda_graph_warmup_steps": 3}})
+    stated = CanonicalConfig()
+    runs = "I launch Qwen3-30B-A3B fp8 with full-iteration graphs by calling run_script.py directly and OOM."
+    assert restated_keys(cfg, stated, runs) == {"model.cuda_graph_impl", "model.cuda_graph_scope"}
+    wish = "How do I turn on full-iteration graphs for my Llama run?"
+    assert restated_keys(cfg, stated, wish) == frozenset()
