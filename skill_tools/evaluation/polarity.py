@@ -88,9 +88,11 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
                   r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
-                  r"also try|fallback|fall back|option (?:b|2|two)|second option|other option|"
+                  r"also try|fallback|fall back|(?:go|switch|roll|fall)(?:ing)? back to|revert(?:ing)? to|"
+                  r"option (?:b|2|two)|second option|other option|"
                   r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|"
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
+                  r"\beager(?:\s+(?:run|control|arm|leg|reference))?\s*\(\s*$|"  # "eager (`cuda_graph_impl=none`)": the control run
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
 #: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
 #: (...) you can set ... back to False", "should capture fail, ...".
@@ -98,7 +100,10 @@ _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:a
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight|(?:is|are|were|was) not faster|"
                        r"(?:is|are)n'?t faster|no faster|(?:does|do)(?: not|n'?t) (?:help|capture|replay|fit)|not worth|"
-                       r"still (?:fails?|hangs?|crashes|OOMs?|runs? out)|still (?:does|do)(?: not|n'?t))\b", re.I)
+                       r"still (?:fails?|hangs?|crashes|OOMs?|runs? out)|still (?:does|do)(?: not|n'?t)|"
+                       r"(?:is|are|'s|'re|comes? out|stays?|looks?) (?:flat|neutral)|(?:neither|none) (?:of them )?helps?|"
+                       r"(?:shows?|gives?|brings?) no (?:gain|speedup|win|improvement)|(?:is|are)n'?t (?:a )?win|"
+                       r"(?:does|do)(?: not|n'?t) (?:improve|speed|pay off))\b", re.I)
 #: A leading if-clause up to the comma that ends it: its words state a case, not the setting's polarity.
 _COND_LEAD = re.compile(r"^\W*(?:and\s+|but\s+|or\s+)?(?:if|when|whenever|once|should)\b[^,;:]{1,200},\s+", re.I)
 _MAYBE_FALLBACK = re.compile(r"\b(?:if|when|should)\b", re.I)

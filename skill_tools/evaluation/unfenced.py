@@ -92,9 +92,14 @@ def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]
     return out
 
 
+_RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+
+
 def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     """'code', 'neutral' (comments only) or 'prose' for one paragraph."""
     body = lines[lo:hi]
+    if all(_RULE.match(ln) for ln in body):
+        return "prose"  # a Markdown thematic break ("---"): it separates sections, it passes no flag
     if all(_COMMENT.match(ln) for ln in body):
         return "neutral"
     indented = all(ln.startswith(("    ", "\t")) for ln in body)

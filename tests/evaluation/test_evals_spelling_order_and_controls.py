@@ -120,3 +120,19 @@ def test_the_users_full_iteration_run_quoted_back_is_not_the_answers_instruction
     assert restated_keys(cfg, stated, runs) == {"model.cuda_graph_impl", "model.cuda_graph_scope"}
     wish = "How do I turn on full-iteration graphs for my Llama run?"
     assert restated_keys(cfg, stated, wish) == frozenset()
+
+
+@pytest.mark.parametrize("tail", [
+    "Keep whichever is faster, or go back to `cuda_graph_impl = \"none\"` if neither helps.",
+    "If it's flat for you, keep `cuda_graph_impl=\"none\"`.",
+    "| E0 | eager (`cuda_graph_impl=\"none\"`) | steady state | step time |",
+])
+def test_the_eager_control_or_fallback_does_not_replace_the_graphed_recommendation(tail):
+    text = (f"Start with TE graphs on attention:\n\n{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+            f"cfg.model.cuda_graph_modules = [\"attn\"]\n{F}\n\nThen A/B it.\n\n{tail}\n")
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "transformer_engine"
+
+
+def test_a_markdown_thematic_break_passes_no_flag():
+    ex = extract_config("**TL;DR**: profile first.\n\n---\n\n### 1. Gate\n\nLook at the timeline.\n")
+    assert ex.config.values == {} and not ex.blocks
