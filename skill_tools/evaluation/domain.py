@@ -260,6 +260,17 @@ def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
     return False, ""
 
 
+def _whole_configs(ctx: AnswerContext) -> list[dict[str, Any]]:
+    """Each recommended config written as a whole document (a fenced or unfenced block, not a span
+    in a sentence), on its own: a decision matrix's "Option A" JSON beside its "Option B" JSON is two
+    configs a user might run, and a rule one of them breaks is not hidden by the other's values."""
+    out = []
+    for b in ctx.extraction.blocks:
+        if b.role == SUGGESTED and b.cfg is not None and b.origin not in _PROSE_ORIGINS and len(b.cfg.values) >= 2:
+            out.append({**b.cfg.values, **{f"env.{k}": v for k, v in b.cfg.env.items()}})
+    return out if len(out) > 1 else []
+
+
 def check_domain(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec.get("name") or "domain rules"
     rules = spec.get("rules", [])
@@ -268,6 +279,9 @@ def check_domain(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     one = [r for r in rules if r.get("same_block")]  # "autotuned and also passed at launch": one kernel's program,
     for block in _per_block(ctx) if one else []:       # not version A's launch beside version B's configs
         hits += [h for h in fired(one, block, ctx.text, ctx) if h[0] not in [x[0] for x in hits]]
+    whole = [r for r in rules if not r.get("same_block") and not any(c.get("absent") for c in r.get("when", []))]
+    for values in _whole_configs(ctx) if whole else []:  # two whole configs side by side are two plans, not one merged
+        hits += [h for h in fired(whole, values, ctx.text, ctx) if h[0] not in [x[0] for x in hits]]
     if not hits:
         return CheckResult("domain", name, None, f"not applicable: none of {len(spec.get('rules', []))} rules fires")
     rule, evidence = hits[0]

@@ -134,8 +134,9 @@ def tool_payload(body: str) -> str | None:
     return None
 
 
-_BRACE_OPEN = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$", re.M)
-_BRACE_KV = re.compile(r"^([A-Za-z_][\w.-]*)\s*[:=]\s*(.+?)\s*,?\s*$")
+#: Jsonnet's field separators too: ``model+: {`` merges into the base, ``x:: 1`` is a hidden field.
+_BRACE_OPEN = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*(?:\+?:{1,3}|=)?\s*\{\s*(?:#.*|//.*)?$", re.M)
+_BRACE_KV = re.compile(r"^([A-Za-z_][\w.-]*)\s*(?:\+?:{1,3}|=)\s*(.+?)\s*,?\s*$")
 
 
 def braced_to_yaml(body: str) -> str | None:
@@ -156,7 +157,7 @@ def braced_to_yaml(body: str) -> str | None:
             continue
         m = _BRACE_OPEN.match(text)
         if m:
-            out.append("  " * depth + re.split(r"\s*[:={]", text, maxsplit=1)[0] + ":")
+            out.append("  " * depth + re.split(r"\s*\+?[:={]", text, maxsplit=1)[0] + ":")
             depth, opened = depth + 1, True
             continue
         if text in ("}", "},"):

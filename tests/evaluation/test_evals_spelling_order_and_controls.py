@@ -136,3 +136,22 @@ def test_the_eager_control_or_fallback_does_not_replace_the_graphed_recommendati
 def test_a_markdown_thematic_break_passes_no_flag():
     ex = extract_config("**TL;DR**: profile first.\n\n---\n\n### 1. Gate\n\nLook at the timeline.\n")
     assert ex.config.values == {} and not ex.blocks
+
+
+def test_a_jsonnet_mixin_is_read_as_its_sections():
+    text = ("// overrides/graphs.libsonnet\n\n{\n  model+: {\n    cuda_graph_impl: 'transformer_engine',   // TE graphed callables\n"
+            "    cuda_graph_scope: ['attn'],\n    cuda_graph_warmup_steps: 3,\n  },\n  rng+: {\n    te_rng_tracker: true,\n  },\n}\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine" and cfg.get("model.cuda_graph_scope") == ["attn"]
+    assert cfg.get("rng.te_rng_tracker") is True
+
+
+def test_each_whole_config_of_a_decision_matrix_is_judged_on_its_own():
+    zero2 = '{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}, "bf16": {"enabled": true}}'
+    zero3 = '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}, "bf16": {"enabled": true}}'
+    answer = f"| plan | config |\n|---|---|\n\n**Plan A (recommended)**\n\n{F}json\n{zero2}\n{F}\n\n**Plan B**\n\n{F}json\n{zero3}\n{F}\n"
+    row = score_one("neg-deepspeed-zero", answer)
+    (domain,) = checks_of(row, "domain")
+    assert domain["score"] == 0.0 and "[ds-offload-param-needs-stage-3]" in domain["explanation"]
+    fixed = score_one("neg-deepspeed-zero", answer.replace(zero2, zero2.replace('"stage": 2', '"stage": 3')))
+    assert checks_of(fixed, "domain")[0]["score"] is None
