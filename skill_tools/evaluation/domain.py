@@ -185,6 +185,8 @@ def _value_test(value: Any, cond: dict[str, Any]) -> bool:
     if "in" in cond:
         return any(_same(value, v) for v in cond["in"])
     if "not_in" in cond:
+        if _number(value) is None and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cond["not_in"]):
+            return False  # a name or an expression (``= pp``): its value is not known here, so not outside the list
         return not any(_same(value, v) for v in cond["not_in"])
     if "lacks" in cond:  # a string value without a part ("PYTORCH_CUDA_ALLOC_CONF" without expandable segments)
         return isinstance(value, str) and cond["lacks"].lower() not in value.lower().replace(" ", "")

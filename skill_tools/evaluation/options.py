@@ -57,6 +57,8 @@ class Section:
     option_level: int = 7  # heading level of the option labels (7: bold leads / list items)
     items: bool = False  # the options are the items of a numbered list that follows a hedge
     asker: str | None = None  # in a chat transcript, the speaker who asked (their lines are the question)
+    phased: bool = False  # the labels are a runbook's phases ("## Phase 0 — profile", "## Phase 2 — TE on attn")
+    first: int | None = None  # the first phase that writes a config (earlier phases only prepare)
     in_item: bool = False  # the last prose line belongs to a list item (its first line or an indented continuation)
 
     def heading(self, line: str, era: str | None) -> None:
@@ -90,6 +92,7 @@ class Section:
             return False
         level_m = _HEADING_LEVEL.match(line)
         self.option_level = len(level_m.group(1)) if level_m else 7
+        self.phased = (m.group(1) or "").lower() == "phase"
         if m.group(2):  # "Alternative:", "Fallback": never the first option
             self.option = max(1, (self.option or 0) + (1 if self.option is not None else 0))
         elif self.option is None:
@@ -106,7 +109,10 @@ class Section:
         blocks = list(blocks)
         for b in blocks:
             b.option = self.option
-        later = self.option is not None and self.option >= 1
+        if self.phased and self.first is None and any(b.role == SUGGESTED and b.origin in ("fenced", "unfenced")
+                                                      for b in blocks):
+            self.first = self.option  # a runbook's phases: the first phase that writes a config is the plan
+        later = self.option is not None and self.option >= 1 + ((self.first or 0) if self.phased else 0)
         if self.hedge is not None and any(b.role == SUGGESTED for b in blocks):
             later = later or self.hedge >= 1
             self.hedge += 1

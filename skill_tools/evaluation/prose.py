@@ -108,10 +108,12 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
         else:
             cols_here = cols
         if keyed:  # | step | `cfg.model.cuda_graph_modules` | note |: each row one value of that key
+            bad = any(_BAD_CELL.fullmatch(c.strip(" *_`")) for c in row)  # | 0.19 | `local` | ❌ |: a refused value
             for j, key in keyed.items():
                 cell = row[j] if j < len(row) else ""
                 if cell and _VALUE_CELL.match(cell):
-                    pol = cols_here[j] if first_row or row_era else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
+                    pol = Polarity(REJECTED, row_era, "a table row marked as refused") if bad else \
+                        cols_here[j] if first_row or row_era else Polarity(ALTERNATIVE, cols[j].era, "a later row of the table")
                     out.append(TableCell(f"{key}={cell.strip('`')}", i + 1, pol, True))
             first_row = False
             i += 1

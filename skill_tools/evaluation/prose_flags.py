@@ -8,6 +8,7 @@ take them, and the rest of the sentence is left out.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from skill_tools.config.cli_tables import megatron_lm
@@ -28,7 +29,8 @@ def prose_flags(text: str) -> str:
         if tok.startswith("--"):
             opt = table.option(name)
             after = tokens[i + 1] if i + 1 < len(tokens) else "--"
-            bare = (not eq and (after.startswith("--") or not after.strip(".…"))) or (eq and not value.strip(".…"))
+            # "--cuda-graph-impl ≠ none", "--flag …": a symbol, not a value
+            bare = (not eq and (after.startswith("--") or not re.search(r"\w", after))) or (eq and not re.search(r"\w", value))
             if opt is not None and opt.takes_value and bare:
                 continue
             # a one-value option takes one word of the sentence: "--cuda-graph-impl transformer_engine MCore asserts"

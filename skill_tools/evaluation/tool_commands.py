@@ -126,9 +126,13 @@ def _argv(text: str) -> list[str] | None:
     column = _COLUMN.search(rest)
     rest = rest[:column.start() + 1] if column else rest
     try:
-        words = [w for w in shlex.split(rest) if w not in ("...", "…")]
+        split = shlex.split(rest)
     except ValueError:
         return None
+    # "--config …": the ellipsis stands for the option's value; elsewhere it stands for the rest left out
+    words = [("PLACEHOLDER" if i and split[i - 1].startswith("-") and "=" not in split[i - 1] else None) if w in ("...", "…")
+             else w for i, w in enumerate(split)]
+    words = [w for w in words if w is not None]
     if not words or not _SUBCOMMAND.match(words[0]):
         return None  # "skill-tools validate: error: …" is the tool's output, not a command
     return words

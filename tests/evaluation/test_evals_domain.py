@@ -222,3 +222,8 @@ def test_transformers_5_activation_checkpointing_argument_is_accepted():
     # transformers 5 names the switch activation_checkpointing (gradient_checkpointing is its deprecated alias)
     answer = "```python\nargs = TrainingArguments(output_dir='o', activation_checkpointing=True, bf16=True)\n```"
     assert _domain("neg-hf-gradient-checkpointing", answer)["score"] is None
+
+
+def test_a_size_held_in_a_variable_is_not_outside_the_allowed_values():
+    answer = "```python\ntp, pp = 4, 4\ncfg.model.tensor_model_parallel_size = tp\ncfg.model.pipeline_model_parallel_size = pp\n```"
+    assert _domain("neg-megatron-tp-sizing", answer)["score"] is None

@@ -155,3 +155,38 @@ def test_each_whole_config_of_a_decision_matrix_is_judged_on_its_own():
     assert domain["score"] == 0.0 and "[ds-offload-param-needs-stage-3]" in domain["explanation"]
     fixed = score_one("neg-deepspeed-zero", answer.replace(zero2, zero2.replace('"stage": 2', '"stage": 3')))
     assert checks_of(fixed, "domain")[0]["score"] is None
+
+
+def test_a_runbooks_first_phase_with_a_config_is_the_plan():
+    text = ("## Phase 0 — is it worth it?\n\nProfile eager first at TP=1, PP=1.\n\n## Phase 1 — static shapes\n\n"
+            "Keep `micro_batch_size = 1` fixed.\n\n## Phase 2 — TE on attn\n\n"
+            f"{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"attn\"]\n{F}\n\n"
+            f"## Phase 3 — widen\n\n{F}python\ncfg.model.cuda_graph_modules = [\"attn\", \"mlp\"]\n{F}\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"]
+    assert any(a.get("model.cuda_graph_modules") == ["attn", "mlp"] for a in ex.alternatives)
+
+
+def test_not_an_option_rejects_what_follows():
+    ex = extract_config("**Not an option:** `cuda_graph_impl=\"local\"` with `[\"attn\"]`; Bridge refuses it.\n")
+    assert not ex.config.values.get("model.cuda_graph_impl") and not ex.alternatives
+
+
+def test_a_keyed_table_row_marked_refused_is_not_offered():
+    text = ("| megatron-core | `cuda_graph_impl` | with `cpu_offloading=True` |\n|---|---|---|\n"
+            "| 0.18 / 0.19 | `local` | ❌ |\n| 0.18 / 0.19 | `transformer_engine` | ❌ |\n")
+    ex = extract_config(text)
+    assert not ex.config.values.get("model.cuda_graph_impl") and not ex.alternatives
+
+
+def test_symbols_after_a_flag_in_a_sentence_are_not_its_value():
+    ex = extract_config("Megatron-LM sets these when `--cuda-graph-impl ≠ none` is combined with FSDP.")
+    assert "model.cuda_graph_impl" not in ex.config.values
+
+
+def test_an_ellipsis_after_an_option_stands_for_its_value():
+    from skill_tools.evaluation.tool_commands import invocations
+
+    (argv, _), = list(invocations("Then `skill-tools precheck --config …` profiles eager first.\n"))
+    assert argv == ["precheck", "--config", "PLACEHOLDER"]
