@@ -230,21 +230,41 @@ def _per_block(ctx: AnswerContext) -> list[dict[str, Any]]:
     return out
 
 
-def _calls(text: str) -> list[str]:
-    """The calls of a Python program in source order, each as ``dotted.callee(its arguments)``."""
+def _call_sequences(text: str) -> list[list[str]]:
+    """The calls each body of a Python program makes, in order, each as ``dotted.callee(its arguments)``:
+    the module's own statements and each function's body, a call to a function the program defines
+    followed by that function's own calls (two levels deep), so a teardown that destroys the process
+    group and then calls its ``_drop_graphs()`` helper reads in the order it runs."""
     try:
         tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    calls.sort(key=lambda n: (n.lineno, n.col_offset))
-    out = []
-    for node in calls:
-        name = _dotted(node.func) or _callee(node.func)
-        if name:
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def own_calls(nodes: list[ast.AST]) -> list[ast.Call]:
+        found, todo = [], list(nodes)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.Call):
+                found.append(node)
+            todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, defs))
+        return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+    def sequence(nodes: list[ast.AST], depth: int) -> list[str]:
+        out = []
+        for node in own_calls(nodes):
+            name = _dotted(node.func) or _callee(node.func)
+            if not name:
+                continue
             args = [ast.get_source_segment(text, a) or "" for a in node.args + [k.value for k in node.keywords]]
             out.append(f"{name}({', '.join(args)})")
-    return out
+            if depth < 2 and isinstance(node.func, ast.Name) and node.func.id in funcs:
+                out.extend(sequence(funcs[node.func.id].body, depth + 1))
+        return out
+
+    top = [n for n in tree.body if not isinstance(n, defs)]
+    return [sequence(top, 0)] + [sequence(f.body, 0) for f in funcs.values()]
 
 
 def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
@@ -253,8 +273,7 @@ def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
     group before it frees the graphs holding its communicators."""
     first, then = re.compile(order[0]), re.compile(order[1])
     texts = [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
-    for text in texts:
-        calls = _calls(text)
+    for calls in (seq for text in texts for seq in _call_sequences(text)):
         at = next((i for i, c in enumerate(calls) if first.search(c)), None)
         later = next((c for c in calls[at + 1:] if then.search(c)), None) if at is not None else None
         if later is not None:

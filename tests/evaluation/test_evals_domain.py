@@ -227,3 +227,12 @@ def test_transformers_5_activation_checkpointing_argument_is_accepted():
 def test_a_size_held_in_a_variable_is_not_outside_the_allowed_values():
     answer = "```python\ntp, pp = 4, 4\ncfg.model.tensor_model_parallel_size = tp\ncfg.model.pipeline_model_parallel_size = pp\n```"
     assert _domain("neg-megatron-tp-sizing", answer)["score"] is None
+
+
+def test_order_follows_calls_into_the_programs_own_helpers():
+    helper = "def _drop_graphs(helper):\n    helper.delete_cuda_graphs()\n    gc.collect()\n\n\n"
+    wrong = f"```python\n{helper}def shutdown(helper):\n    torch.distributed.destroy_process_group()\n    _drop_graphs(helper)\n```\n"
+    right = f"```python\n{helper}def shutdown(helper):\n    _drop_graphs(helper)\n    torch.distributed.destroy_process_group()\n```\n"
+    bad = _domain("diagnose-teardown-hang", TEARDOWN_OK + wrong)
+    assert bad["score"] == 0.0 and "[teardown-destroy-before-delete]" in bad["explanation"]
+    assert _domain("diagnose-teardown-hang", TEARDOWN_OK + right)["score"] is None
