@@ -15,6 +15,7 @@ from typing import Any
 from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, Era, era_for, migrations
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.alternatives import check_option_values, check_options
+from skill_tools.evaluation.apply_commands import command_blocks
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (GENERIC_NOTE, about_cuda_graphs, check_assertion, check_relevance,
                                             own_task_set)
@@ -47,9 +48,7 @@ from skill_tools.evaluation.tasks import AnswerRecord, Task, TaskSet
 from skill_tools.evaluation.tool_commands import Refusal
 from skill_tools.evaluation.derived import BEHAVIORS, derived_checks
 
-# --------------------------------------------------------------------------------------------
-# scoring one answer
-# --------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------- scoring one answer
 
 
 class Scorer:
@@ -99,13 +98,16 @@ class Scorer:
         outcome = result.outcome = self._outcome(task)
         ex = extract_config(record.answer, source=f"answer:{record.id}:{record.condition}", era=setup.era or "auto")
         changes = read_changes(record.files, record.deleted, task.data, task.root) if record.files or record.deleted else None
+        added = command_blocks(record.answer, ex, self.refusal)  # what its `skill-tools apply …` commands write
         if changes is not None:
             ex.findings.extend(changes.findings)
             if changes.config.values or changes.config.env:
                 block = Block("workspace", "", 0, "workspace", SUGGESTED, keys=sorted(changes.config.values))
                 block.cfg, block.why = changes.config, "files the agent changed: " + ", ".join(changes.files)
-                ex.blocks.append(block)
-                ex.select(ex.era)
+                added.append(block)
+        if added:
+            ex.blocks.extend(added)
+            ex.select(ex.era)
         era = self._era(ex, setup)
         if setup.era is None and ex.era != era.name:
             ex.select(era.name)

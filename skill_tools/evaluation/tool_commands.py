@@ -98,7 +98,11 @@ def invocations(text: str) -> Iterator[tuple[list[str], int]]:
         elif listed := _LISTED.match(line):
             candidates.append(line[listed.end():].rstrip("\"'"))
         elif _BARE.match(line):  # an indented command under a list item, or a line that is only a command
-            candidates.append(line.strip())
+            logical = line.strip()
+            while logical.endswith("\\") and i + 1 < len(lines):  # continued over lines, as in a script
+                i += 1
+                logical = logical[:-1] + " " + lines[i].strip()
+            candidates.append(logical)
         elif quoted := [m.group(2) for m in _QUOTED.finditer(line)]:  # c.run(f"skill-tools apply {CFG} …")
             candidates.extend(_FIELD.sub("PLACEHOLDER", q) for q in quoted)
         else:
