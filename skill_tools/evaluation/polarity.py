@@ -92,8 +92,9 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"option (?:b|2|two)|second option|other option|"
                   r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|"
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
-                  r"\beager(?:\s+(?:run|control|arm|leg|reference))?\s*\(\s*$|"  # "eager (`cuda_graph_impl=none`)": the control run
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
+#: The eager side of a comparison, its settings in parentheses: "eager (`cuda_graph_impl="none"`)", "an eager A/B (…)".
+_CONTROL = re.compile(r"\beager(?:\s+(?:run|control|arm|leg|reference|a/b|comparison|variant|side|baseline))?\s*\(\s*[`'\"]?$", re.I)
 #: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
 #: (...) you can set ... back to False", "should capture fail, ...".
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
@@ -226,6 +227,8 @@ class LinePolarity:
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
+        if _CONTROL.search(prefix):
+            return Polarity(DESCRIBED, era, "the eager control of a comparison")  # "an eager A/B (`impl: none`)"
         # "…, optionally widening to X; set Y": Y's own clause asks for it; "(2) keep … with Y" is option 2
         alt = _ALT.search(prefix[prefix.rfind(";") + 1:][-100:])  # a hedge does not reach past a ';'
         affirm = _AFFIRM.search(before)
