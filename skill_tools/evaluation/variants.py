@@ -9,13 +9,14 @@ constants that are literal dicts); nothing is executed.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import Any
 
 from skill_tools.config import pysource
 from skill_tools.evaluation.fragments import Block
 from skill_tools.evaluation.overrides_dict import _DOTTED, render
-from skill_tools.evaluation.polarity import ALTERNATIVE
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
 MAX_VARIANTS = 8
 
@@ -74,6 +75,8 @@ def variant_overrides(text: str) -> list[str]:
 def variant_blocks(block: Block) -> list[Block]:
     """The blocks a Python block's named variants add: the first recommended as the block is, the
     others offered as options (each its own fence group, so options are not merged)."""
+    if block.kind in ("yaml", "json"):
+        return _document_variant_blocks(block)
     if block.kind != "python":
         return []
     out = []
@@ -82,4 +85,55 @@ def variant_blocks(block: Block) -> list[Block]:
         group = block.group if i == 0 else -(block.group * MAX_VARIANTS + i)
         out.append(replace(block, kind="hydra", text=text, role=role, group=group, keys=[], cfg=None, error=None,
                            diff_new=[]))
+    return out
+
+
+#: A document's mapping of named variants (``variants:``, ``experiments:``, ``runs:`` …) and the
+#: section every variant starts from (``common:``, ``base:`` …).
+_PARENTS = re.compile(r"^(?:variants?|experiments?|runs?|arms?|sweeps?|configs|candidates|cases|legs)$", re.I)
+_COMMON = ("common", "base", "defaults", "shared")
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def document_variants(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(common, [variant, …])`` of a YAML/JSON document that names its runs (an experiment file:
+    ``common:`` plus ``variants: {v0_eager: {model: …}, v1_attn: {model: …}}``), each variant merged
+    over the common section; ``({}, [])`` for any other document."""
+    from skill_tools.config import limits
+    from skill_tools.config.model import SECTIONS
+
+    try:
+        data = limits.load_yaml(text, "<variants>")[0]
+    except Exception:  # not one YAML document: no variants
+        return {}, []
+    if not isinstance(data, dict):
+        return {}, []
+    common = next((data[c] for c in _COMMON if isinstance(data.get(c), dict)), {})
+    for key, value in data.items():
+        if _PARENTS.match(str(key)) and isinstance(value, dict) and len(value) >= 2 and all(
+                isinstance(v, dict) and set(map(str, v)) & set(SECTIONS) for v in value.values()):
+            return common, [_merged(common, v) for v in list(value.values())[:MAX_VARIANTS]]
+    return {}, []
+
+
+def _document_variant_blocks(block: Block) -> list[Block]:
+    """The common section as the block's recommendation, and every variant that runs graphs as an
+    option beside it (each its own group); a variant that turns graphs off is the eager reference."""
+    import json
+
+    common, variants = document_variants(block.text)
+    if not variants:
+        return []
+    out = [replace(block, kind="json", text=json.dumps(common), keys=[], cfg=None, error=None, diff_new=[])]
+    for i, variant in enumerate(variants, 1):
+        off = str((variant.get("model") or {}).get("cuda_graph_impl", "none")).lower() == "none"
+        out.append(replace(block, kind="json", text=json.dumps(variant), role=DESCRIBED if off else ALTERNATIVE,
+                           why="the eager reference of a variants file" if off else "a variant of a variants file",
+                           group=-(block.group * MAX_VARIANTS + i), keys=[], cfg=None, error=None, diff_new=[]))
     return out

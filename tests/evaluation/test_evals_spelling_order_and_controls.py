@@ -195,3 +195,39 @@ def test_an_ellipsis_after_an_option_stands_for_its_value():
 
     (argv, _), = list(invocations("Then `skill-tools precheck --config …` profiles eager first.\n"))
     assert argv == ["precheck", "--config", "PLACEHOLDER"]
+
+
+VARIANTS_FILE = """# experiments/llama31_8b_graphs.yaml (OmegaConf.merge(base, variants[name]))
+common:
+  rng:
+    te_rng_tracker: true
+  model:
+    use_te_rng_tracker: true
+    cuda_graph_warmup_steps: 3
+variants:
+  v0_eager:
+    model:
+      cuda_graph_impl: none
+  v1_attn:
+    model:
+      cuda_graph_impl: transformer_engine
+      cuda_graph_scope: null
+      cuda_graph_modules: [attn]
+  v2_wider:
+    model:
+      cuda_graph_impl: {impl}
+      cuda_graph_scope: null
+      cuda_graph_modules: [attn, mlp]
+"""
+
+
+def test_each_run_of_a_variants_file_is_an_option_judged_on_its_own():
+    from skill_tools.evaluation.variants import document_variants
+
+    common, runs = document_variants(VARIANTS_FILE.format(impl="local"))
+    assert common["rng"] == {"te_rng_tracker": True} and len(runs) == 3
+    assert runs[1]["model"]["use_te_rng_tracker"] is True  # each run starts from the common section
+    bad = score_one("dense-te-scoped-bringup", VARIANTS_FILE.format(impl="local"))
+    assert [c["score"] for c in checks_of(bad, "options")] == [0.0]  # Bridge refuses local with a module list
+    good = score_one("dense-te-scoped-bringup", VARIANTS_FILE.format(impl="transformer_engine"))
+    assert [c["score"] for c in checks_of(good, "options")] == [1.0]
