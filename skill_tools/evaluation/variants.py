@@ -28,8 +28,30 @@ def _literal(node: ast.AST) -> tuple[bool, Any]:
         return False, None
 
 
+def _field_dict(node: ast.AST) -> dict[str, Any] | None:
+    """``dict(cuda_graph_impl="local", inference_cuda_graph_scope="block")``: keywords that are all
+    fields of a config section, as dotted overrides (``model.`` first); else None."""
+    from skill_tools.rules.key_checks import section_keys
+
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+            and not node.args and node.keywords and all(k.arg for k in node.keywords)):
+        return None
+    sections = section_keys()
+    out: dict[str, Any] = {}
+    for kw in node.keywords:
+        home = next((s for s in ("model", "rng", "ddp", "train", "optimizer", "inference") if kw.arg in sections.get(s, ())), None)
+        ok, value = _literal(kw.value)
+        if home is None or not ok:
+            return None
+        out[f"{home}.{kw.arg}"] = value
+    return out
+
+
 def _dotted_dict(node: ast.AST, consts: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """A dict display of dotted overrides, its ``**NAME`` spreads resolved, else None."""
+    fields = _field_dict(node)
+    if fields is not None:
+        return fields
     if not isinstance(node, ast.Dict) or not node.keys:
         return None
     out: dict[str, Any] = {}
@@ -73,18 +95,23 @@ def variant_overrides(text: str) -> list[str]:
 
 
 def variant_blocks(block: Block) -> list[Block]:
-    """The blocks a Python block's named variants add: the first recommended as the block is, the
-    others offered as options (each its own fence group, so options are not merged)."""
+    """The blocks a Python block's named variants add: the first that runs graphs recommended as the
+    block is, the others offered as options (each its own fence group, so options are not merged),
+    one with graphs off the eager reference."""
     if block.kind in ("yaml", "json"):
         return _document_variant_blocks(block)
     if block.kind != "python":
         return []
     out = []
+    first = True
     for i, text in enumerate(variant_overrides(block.text)):
-        role = block.role if i == 0 else ALTERNATIVE
+        if re.search(r"(?m)^model\.cuda_graph_impl=none$", text):  # graphs off: the eager reference
+            role, why = DESCRIBED, "the eager reference of the variants"
+        else:
+            role, why, first = (block.role if first else ALTERNATIVE), block.why, False
         group = block.group if i == 0 else -(block.group * MAX_VARIANTS + i)
-        out.append(replace(block, kind="hydra", text=text, role=role, group=group, keys=[], cfg=None, error=None,
-                           diff_new=[]))
+        out.append(replace(block, kind="hydra", text=text, role=role, why=why, group=group, keys=[], cfg=None,
+                           error=None, diff_new=[]))
     return out
 
 

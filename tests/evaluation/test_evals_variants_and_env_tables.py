@@ -282,3 +282,18 @@ def test_a_block_that_shows_its_own_type_error_reproduces_the_error():
     code = ("TransformerConfig(num_layers=2, cuda_graph_impl='full_iteration', cuda_graph_modules=[])\n"
             "# TypeError: __init__() got an unexpected keyword argument 'cuda_graph_modules'\n")
     assert misfits([Block("python", code, 1)], "legacy") == []
+
+
+def test_variants_written_as_dict_calls_with_the_eager_reference_first():
+    from skill_tools.evaluation.extract import extract_config
+
+    text = ("```python\nVARIANTS = {\n    \"eager\": dict(cuda_graph_impl=\"none\", inference_cuda_graph_scope=\"none\"),\n"
+            "    \"local_block\": dict(cuda_graph_impl=\"local\", inference_cuda_graph_scope=\"block\"),\n"
+            "    \"te_block\": dict(cuda_graph_impl=\"transformer_engine\", inference_cuda_graph_scope=\"block\"),\n}\n"
+            "for name, overrides in VARIANTS.items():\n    run(name, **overrides)\n```\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "local"  # the first run with graphs on; eager is the reference
+    assert ex.config.get("model.inference_cuda_graph_scope") == "block"
+    assert [a.get("model.cuda_graph_impl") for a in ex.alternatives] == ["transformer_engine"]
+    # keywords that are not config fields are not a variant
+    assert extract_config("```python\nV = {\"a\": dict(prompt=\"x\", n=3), \"b\": dict(prompt=\"y\", n=4)}\n```\n").alternatives == []
