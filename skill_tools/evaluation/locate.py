@@ -17,8 +17,8 @@ from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_sp
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
-from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, heading_era, intro_polarity,
-                                             wrapped_lead, wrapped_trail)
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.era_branches import era_split

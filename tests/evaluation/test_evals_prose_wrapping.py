@@ -4,7 +4,7 @@ asides: a setting is judged by the words of its whole clause, not those of its p
 from __future__ import annotations
 
 from skill_tools.evaluation.extract import extract_config
-from skill_tools.evaluation.polarity import wrapped_lead
+from skill_tools.evaluation.wrapping import wrapped_lead
 
 CHANGELOG = ("### Changed\n"
              "- **recipe**: removed deprecated `enable_cuda_graph = True` (it meant `local`) and\n"
