@@ -6,7 +6,6 @@ environment variables, Hydra overrides and flag lists. Nothing here runs anythin
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shlex
@@ -17,6 +16,7 @@ from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.launchers import launcher_calls
+from skill_tools.evaluation.python_screen import python_hazard
 from skill_tools.evaluation.shells import ENV_TOKEN, NOT_LAUNCHERS, posix_env, program, without_prose
 
 MAX_ANSWER_CHARS = 100_000
@@ -46,15 +46,6 @@ _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*
 #: (a key that is a capitalised word, "Notes:" or "ValueError: …", is a label or a message, not config)
 _YAML_LINE = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:-\s+)?[A-Za-z_][\w./-]*:(?:\s|$)|^\s*-\s+\S")
 _YAML_HINT = re.compile(r"^(?![A-Z][a-z]\w*\s*:)\s*[A-Za-z_][\w.]*\s*:\s*(?:\S|$)", re.M)
-
-_DANGER_MODULES = frozenset({"subprocess", "shutil", "socket", "pickle", "marshal", "importlib", "ctypes",
-                             "builtins", "pty", "requests", "urllib", "http", "runpy", "code", "codeop"})
-
-_DANGER_CALLS = frozenset({"eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
-                           "globals", "locals", "vars", "input", "breakpoint", "exit", "quit"})
-
-_OS_SAFE_ATTRS = frozenset({"environ", "path", "getenv", "sep"})
-
 
 @dataclass
 class Finding:
@@ -283,7 +274,7 @@ def screen(block: Block) -> Finding | None:
         return Finding("limit", f"{block.kind} fragment nests {depth} levels deep (limit {MAX_NESTING})",
                        block.line, _snippet(text))
     m = _DANGER_TEXT.search(text)
-    if m and block.kind == "python" and _launches_only(text):
+    if m and block.kind == "python" and launches_only(text):
         m = None  # subprocess.run(["torchrun", …]) and nothing else: judged by the AST screen below
     if m:
         return Finding("security", f"{block.kind} fragment attempts code execution ({m.group(0)!r}); "
@@ -298,11 +289,15 @@ def screen(block: Block) -> Finding | None:
             return Finding("limit", f"YAML block uses {aliases} aliases (limit {MAX_YAML_ALIASES}); "
                                     "possible alias bomb, not read", block.line, _snippet(text))
     if block.kind == "python":
-        return _screen_python(block)
+        hit = python_hazard(text)
+        if hit is not None:
+            bad, lineno = hit
+            return Finding("security", f"python fragment contains {bad}; nothing from an answer is executed "
+                                       "and the block is not read", block.line + lineno - 1, _snippet(text))
     return None
 
 
-def _launches_only(text: str) -> bool:
+def launches_only(text: str) -> bool:
     """Every text match of the danger screen is ``subprocess.`` of a launcher call (see :mod:`launchers`)."""
     if any(m.group(0).lower() != "subprocess." for m in _DANGER_TEXT.finditer(text)):
         return False
@@ -310,81 +305,6 @@ def _launches_only(text: str) -> bool:
         return "subprocess" in launcher_calls(pysource.parse(text))["modules"]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-
-
-def _screen_python(block: Block) -> Finding | None:
-    try:
-        tree = pysource.parse(block.text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # the reader reports the syntax problem as a parse finding
-    benign = _plain_attribute_calls(tree)
-    launches = launcher_calls(tree)  # subprocess.run(["torchrun", …]): a launch written down, read, never run
-    for node in ast.walk(tree):
-        bad: str | None = None
-        if isinstance(node, (ast.Name, ast.Attribute)) and (id(node) in benign or id(node) in launches["nodes"]):
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            hit = [n for n in names if n.split(".")[0] in _DANGER_MODULES and n.split(".")[0] not in launches["modules"]
-                   and not n.startswith("importlib.metadata")]  # version lookups read package metadata
-            bad = f"import of {hit[0]}" if hit else None
-        elif isinstance(node, ast.Name) and (node.id in _DANGER_CALLS or _dunder(node.id)):
-            bad = f"use of {node.id}"
-        elif isinstance(node, ast.Attribute):
-            base = node.value.id if isinstance(node.value, ast.Name) else None
-            if _dunder(node.attr):
-                bad = f"attribute {node.attr}"
-            elif (base in _DANGER_MODULES and (base, node.attr) != ("importlib", "metadata")) or (base == "os" and node.attr not in _OS_SAFE_ATTRS):
-                bad = f"call into {base}.{node.attr}"
-        if bad:
-            line = block.line + getattr(node, "lineno", 1) - 1
-            return Finding("security", f"python fragment contains {bad}; nothing from an answer is executed "
-                                       "and the block is not read", line, _snippet(block.text))
-    return None
-
-
-def _plain_attribute_calls(tree: ast.AST) -> set[int]:
-    """``getattr``/``setattr`` names used only to set a config field by a plain name
-    (``setattr(getattr(cfg, section), name, value)``, an agent's way to apply a dict of dotted
-    overrides; ``getattr(cfg, "x", None)`` with a literal default): the object is a name, an attribute
-    chain or such a call, and the field name is a variable or a string without a leading underscore. Nothing is run either way; these are not
-    an attempt to reach interpreter internals, so the block is read. So is a script's
-    ``if __name__ == "__main__":`` guard."""
-    def plain_object(n: ast.AST) -> bool:
-        if isinstance(n, ast.Name):
-            return not _dunder(n.id) and n.id not in _DANGER_CALLS
-        if isinstance(n, ast.Attribute):
-            return not n.attr.startswith("_") and plain_object(n.value)
-        return isinstance(n, ast.Call) and is_plain(n)
-
-    def is_plain(call: ast.Call) -> bool:
-        f = call.func
-        if not (isinstance(f, ast.Name) and f.id in ("getattr", "setattr") and not call.keywords):
-            return False
-        if len(call.args) not in ((3,) if f.id == "setattr" else (2, 3)):
-            return False
-        if f.id == "getattr" and len(call.args) == 3 and not (isinstance(call.args[2], ast.Constant) or plain_object(call.args[2])):
-            return False  # getattr(cfg, "x", None) / getattr(m, "name", m): a literal or plain default only
-        field = call.args[1]
-        named = isinstance(field, ast.Name) or (isinstance(field, ast.Constant) and isinstance(field.value, str)
-                                                and not field.value.startswith("_"))
-        return named and plain_object(call.args[0])
-
-    def main_guard(n: ast.AST) -> bool:  # if __name__ == "__main__": (compared, never called)
-        return (isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id == "__name__"
-                and len(n.comparators) == 1 and isinstance(n.comparators[0], ast.Constant)
-                and n.comparators[0].value == "__main__")
-
-    return ({id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and is_plain(n)}
-            | {id(n.left) for n in ast.walk(tree) if main_guard(n)})
-
-
-#: Dunder names that are plain data ("print(megatron.core.__version__)"), never a way out of a sandbox.
-_DATA_DUNDERS = frozenset({"__version__", "__name__", "__file__", "__doc__"})
-
-
-def _dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__") and len(name) > 4 and name not in _DATA_DUNDERS
 
 
 def _snippet(text: str, pos: int = 0, width: int = 120) -> str:

@@ -130,3 +130,15 @@ def test_a_method_named_eval_is_not_code_execution():
     assert not extract_config("Recompiles come from `model.train()`/`model.eval()` toggles.").unsafe
     assert extract_config("Run `eval(open('x').read())` first.").unsafe
     assert extract_config("Run `builtins.eval(x)` first.").unsafe
+
+
+def test_an_edit_script_may_open_the_workspace_config_it_edits():
+    from skill_tools.evaluation.python_screen import python_hazard
+
+    edit = ('from ruamel.yaml import YAML\nyaml = YAML()\npath = "llama32_1b_pretrain.yaml"\n'
+            'cfg = yaml.load(open(path))\ncfg["model"]["cuda_graph_impl"] = "transformer_engine"\n'
+            'yaml.dump(cfg, open(path, "w"))\n')
+    assert python_hazard(edit) is None
+    assert python_hazard('cfg = open("/etc/passwd").read()\n') == ("use of open", 1)
+    assert python_hazard('cfg = open("../secrets.yaml").read()\n') == ("use of open", 1)
+    assert python_hazard('data = open("model.bin", "rb").read()\n') == ("use of open", 1)
