@@ -27,6 +27,15 @@ from skill_tools.config.model import SECTIONS, CanonicalConfig
 #: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
 _MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf_config", "provider", "model_provider",
                           "gpt_config", "mcore_config"})
+#: A section named for Megatron's own arguments: a TOML ``[megatron]`` table, an Ansible
+#: ``mbridge_model_overrides`` map, ``mcore:`` — its keys are the model's.
+_MODEL_ROOT_NAME = re.compile(r"^(?:\w+_)?(?:megatron|mcore|megatron_core|megatron_args|mlm_args|model_args|model_overrides)$")
+
+
+def _model_root(name: str) -> bool:
+    return name in _MODEL_ROOTS or bool(_MODEL_ROOT_NAME.match(name))
+
+
 #: (``variables``: conda environment.yml, GitLab CI and Azure Pipelines put the process environment there)
 _ENV_PARENTS = frozenset({"env", "env_vars", "envs", "environment", "environment_variables", "env_variables", "variables"})
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
@@ -143,9 +152,9 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():
         parts = key.split(".")
-        if len(parts) >= 2 and parts[0] in _MODEL_ROOTS:
+        if len(parts) >= 2 and _model_root(parts[0]):
             parts = ["model"] + parts[1:]
-        elif len(parts) >= 3 and parts[0] == "model" and parts[1] in _MODEL_ROOTS:
+        elif len(parts) >= 3 and parts[0] == "model" and _model_root(parts[1]):
             parts = ["model"] + parts[2:]
         key = ".".join(parts)
         if len(parts) >= 2 and _ENV_NAME.match(parts[-1]) and parts[-2] in _ENV_PARENTS:

@@ -231,3 +231,11 @@ def test_each_run_of_a_variants_file_is_an_option_judged_on_its_own():
     assert [c["score"] for c in checks_of(bad, "options")] == [0.0]  # Bridge refuses local with a module list
     good = score_one("dense-te-scoped-bringup", VARIANTS_FILE.format(impl="transformer_engine"))
     assert [c["score"] for c in checks_of(good, "options")] == [1.0]
+
+
+def test_a_section_named_for_megatrons_arguments_holds_model_keys():
+    toml = ("```toml\n[runtime]\nnproc_per_node = 8\n\n[megatron]\ncuda_graph_impl = \"local\"\n"
+            "inference_cuda_graph_scope = \"block\"\n```\n")
+    assert extract_config(toml).config.get("model.inference_cuda_graph_scope") == "block"
+    ansible = ("```yaml\nmbridge_model_overrides:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: [attn, mlp]\n```\n")
+    assert extract_config(ansible).config.get("model.cuda_graph_scope") == ["attn", "mlp"]
