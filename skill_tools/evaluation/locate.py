@@ -17,6 +17,7 @@ from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_sp
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
+from skill_tools.evaluation.variants import document_variants
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, heading_era, intro_polarity
 from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -43,6 +44,8 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,400})`")
 
 def _locate(text: str) -> Iterator[Block]:
     text = as_fences(notebook_as_markdown(text) or text)  # a notebook's cells, other formats' code blocks: Markdown
+    if "```" not in text and document_variants(text)[1]:  # the whole answer is an experiment file: one document
+        text = f"```yaml\n{text}\n```"
     lines = text.split("\n")
     quoted = [ln for ln in lines if _QUOTE.match(ln) and ln.strip(" >")]
     if len(quoted) * 2 > len([ln for ln in lines if ln.strip()]):  # a review thread: the quotes are the answer

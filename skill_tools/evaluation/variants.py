@@ -130,8 +130,9 @@ def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def document_variants(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``(common, [variant, …])`` of a YAML/JSON document that names its runs (an experiment file:
-    ``common:`` plus ``variants: {v0_eager: {model: …}, v1_attn: {model: …}}``), each variant merged
-    over the common section; ``({}, [])`` for any other document."""
+    ``common:`` plus ``variants: {v0_eager: {model: …}, v1_attn: {model: …}}``, or a list of runs
+    ``experiments: [{name: a0, model.cuda_graph_impl: …}, …]``), each variant's config merged over the
+    common section; ``({}, [])`` for any other document."""
     from skill_tools.config import limits
     from skill_tools.config.model import SECTIONS
 
@@ -141,11 +142,27 @@ def document_variants(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         return {}, []
     if not isinstance(data, dict):
         return {}, []
-    common = next((data[c] for c in _COMMON if isinstance(data.get(c), dict)), {})
+
+    def config_of(v: Any) -> dict[str, Any] | None:  # its config sections, dotted keys nested ("model.x: 1")
+        if not isinstance(v, dict):
+            return None
+        out: dict[str, Any] = {}
+        for k, val in v.items():
+            path = str(k).split(".")
+            if path[0] not in SECTIONS:
+                continue  # a run's name, its expectation, its container: not config
+            node = out
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = _merged(node.get(path[-1], {}), val) if isinstance(val, dict) else val
+        return out or None
+
+    common = next((config_of(data[c]) or {} for c in _COMMON if isinstance(data.get(c), dict)), {})
     for key, value in data.items():
-        if _PARENTS.match(str(key)) and isinstance(value, dict) and len(value) >= 2 and all(
-                isinstance(v, dict) and set(map(str, v)) & set(SECTIONS) for v in value.values()):
-            return common, [_merged(common, v) for v in list(value.values())[:MAX_VARIANTS]]
+        runs = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+        configs = [config_of(v) for v in runs]
+        if _PARENTS.match(str(key)) and len(configs) >= 2 and all(configs):
+            return common, [_merged(common, c) for c in configs[:MAX_VARIANTS]]
     return {}, []
 
 

@@ -239,3 +239,19 @@ def test_a_section_named_for_megatrons_arguments_holds_model_keys():
     assert extract_config(toml).config.get("model.inference_cuda_graph_scope") == "block"
     ansible = ("```yaml\nmbridge_model_overrides:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: [attn, mlp]\n```\n")
     assert extract_config(ansible).config.get("model.cuda_graph_scope") == ["attn", "mlp"]
+
+
+def test_an_answer_that_is_a_list_of_experiment_runs_is_read_run_by_run():
+    from skill_tools.evaluation.variants import document_variants
+
+    text = ("# nan-bisect.yaml\ncommon: &common\n  rng.te_rng_tracker: true\n  model.use_te_rng_tracker: true\n\n"
+            "experiments:\n  - name: a0-repro\n    <<: *common\n    model.cuda_graph_impl: transformer_engine\n"
+            "    model.cuda_graph_modules: [attn]\n    expect: \"NaN around it 90\"\n\n"
+            "  - name: a1-off\n    <<: *common\n    model.cuda_graph_impl: none\n\n"
+            "  - name: a2-moe\n    <<: *common\n    model.cuda_graph_impl: transformer_engine\n    model.cuda_graph_modules: [moe]\n")
+    common, runs = document_variants(text)
+    assert common == {"rng": {"te_rng_tracker": True}, "model": {"use_te_rng_tracker": True}}
+    assert [r["model"].get("cuda_graph_modules") for r in runs] == [["attn"], None, ["moe"]]
+    assert "expect" not in runs[0]["model"]  # a run's notes are not config
+    ex = extract_config(text)
+    assert [a.get("model.cuda_graph_modules") for a in ex.alternatives] == [["attn"], ["moe"]]
