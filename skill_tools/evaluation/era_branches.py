@@ -17,6 +17,7 @@ import re
 import textwrap
 
 from skill_tools.config.pysource import parse
+from skill_tools.evaluation.polarity import name_era
 
 LEGACY, CURRENT = "legacy", "current"
 _VERSION = re.compile(r"^\s*(\d+)\.(\d+)")
@@ -94,19 +95,7 @@ def split_by_era(source: str) -> list[tuple[str | None, str]]:
     return [(None, "\n".join(rest))] + out
 
 
-#: A variable named for an era: ``OVERRIDES_019``, ``ARGS_0_16``, ``MCORE_V018_FLAGS``, ``SCOPE_LEGACY``.
-_ERA_NAME = re.compile(r"(?:^|_)(?:V|MCORE|CORE)?_?0_?(1[6-9])(?=_|$)|(?:^|_)(LEGACY|CURRENT)(?=_|$)", re.I)
 _SHELL_ASSIGN = re.compile(r"^\s*(?:export\s+|declare\s+-\w+\s+|local\s+)?([A-Za-z_]\w*)\+?=(.*)$")
-
-
-def name_era(name: str) -> str | None:
-    """The era a variable's name gives its value, or None."""
-    m = _ERA_NAME.search(name)
-    if not m:
-        return None
-    if m.group(2):
-        return LEGACY if m.group(2).lower() == "legacy" else CURRENT
-    return LEGACY if int(m.group(1)) <= 17 else CURRENT
 
 
 def named_split(body: str, kind: str) -> list[tuple[str | None, str]]:

@@ -124,6 +124,22 @@ def era_of(text: str) -> str | None:
     return LEGACY if legacy and not current else CURRENT if current and not legacy else None
 
 
+#: A variable named for an era: ``OVERRIDES_019``, ``ARGS_0_16``, ``MCORE_V018_FLAGS``, ``SCOPE_LEGACY``.
+_ERA_NAME = re.compile(r"(?:^|_)(?:V|MCORE|CORE)?_?0_?(1[6-9])(?=_|$)|(?:^|_)(LEGACY|CURRENT)(?=_|$)", re.I)
+#: A line that assigns a variable (shell, Make, Python): ``NAME=``, ``NAME := ``, ``NAME ?= ``.
+_ASSIGNED = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_]\w*)\s*(?::=|\?=|\+=|=)")
+
+
+def name_era(name: str) -> str | None:
+    """The era a variable's name gives its value, or None."""
+    m = _ERA_NAME.search(name)
+    if not m:
+        return None
+    if m.group(2):
+        return LEGACY if m.group(2).lower() == "legacy" else CURRENT
+    return LEGACY if int(m.group(1)) <= 17 else CURRENT
+
+
 @dataclass(frozen=True)
 class Polarity:
     role: str
@@ -147,6 +163,8 @@ class LinePolarity:
         # ``lead``: the line before, when ``text`` continues its hard-wrapped sentence; ``trail``: the
         # rest of the sentence on the next line. Judgements read across the wrap, offsets stay those of ``text``
         self._shift = len(lead) + 1 if lead else 0
+        assigned = _ASSIGNED.match(text)  # "GRAPH_ARGS_016 := --cuda-graph-scope attn": the whole line is that era's
+        self._assigned_era = name_era(assigned.group(1)) if assigned else None
         text = f"{lead} {text}" if lead else text
         text = f"{text} {trail}" if trail else text
         # Markdown emphasis is not a word ("Do **not** switch to"): blanked, offsets kept
@@ -189,8 +207,8 @@ class LinePolarity:
             return Polarity(REJECTED, era_of(clause), "struck through")  # ~~`x`~~: a Markdown strikethrough
         k = text.rfind(", ", lo, start)  # "`b` on 0.16/0.17, `c`": that era tags the item before the comma, not c
         clause = text[k:hi] if k >= 0 and era_of(text[max(lo, k - 24):k]) and not era_of(text[k:hi]) else clause
-        era = era_of(clause) or (self._aside_era(end, hi) if outside else None) or era_of(self.text[s_lo:s_hi]) \
-            or self.section_era  # an aside names the era of the sentence it sits in
+        era = self._assigned_era or era_of(clause) or (self._aside_era(end, hi) if outside else None) \
+            or era_of(self.text[s_lo:s_hi]) or self.section_era  # an aside names the era of the sentence it sits in
         if re.match(r"\s(?:->|→|=>)\s", text[hi:hi + 4]) and \
                 not _JOINED.sub(" ", text[end:hi]).strip(" `'\""):  # "`a` + `b` → `c`": a and b are old
             return Polarity(REJECTED, era, "the old side of an arrow")

@@ -255,3 +255,13 @@ def test_an_answer_that_is_a_list_of_experiment_runs_is_read_run_by_run():
     assert "expect" not in runs[0]["model"]  # a run's notes are not config
     ex = extract_config(text)
     assert [a.get("model.cuda_graph_modules") for a in ex.alternatives] == [["attn"], ["moe"]]
+
+
+def test_make_variables_named_for_each_era_are_read_one_era_each():
+    text = ("# 0.16/0.17 spell the scope --cuda-graph-scope; 0.18+ --cuda-graph-modules\n"
+            "GRAPH_ARGS_016 := --cuda-graph-impl transformer_engine --cuda-graph-scope attn\n"
+            "GRAPH_ARGS_018 := --cuda-graph-impl transformer_engine --cuda-graph-modules attn\n")
+    current = extract_config(text, era=CURRENT).config
+    assert current.get("model.cuda_graph_modules") == ["attn"] and "model.cuda_graph_scope" not in current.values
+    legacy = extract_config(text, era=LEGACY).config
+    assert legacy.get("model.cuda_graph_scope") == ["attn"] and "model.cuda_graph_modules" not in legacy.values
