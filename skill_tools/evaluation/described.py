@@ -24,3 +24,20 @@ _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|re
 #: the condition a graph module needs, described.
 _MODULE_NEEDS = re.compile(r"[`'\"](?:attn|mlp|moe|moe_router|moe_preprocess|mamba|full_iteration)[`'\"](?:\s+(?:scope|module|graph))?"
                            r"\s+(?:needs|requires|only works with|is only (?:for|supported with))\b", re.I)
+
+#: "because with X the only accepted …": X names the case a reason is about, it is not advice.
+_CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
+#: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.
+_CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^()\n*_`]{1,40}(?:\*\*|__)?\s*$")
+#: "`moe` is refused unless the MoE is drop-and-pad: `x` set and `y=True`": the list after the colon
+#: is what the condition means (an "unless you set: …" is an instruction, and stays one).
+_UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!?]{0,160}$", re.I)
+#: "... is only for drop-and-pad MoE (", "only supported with X (": the aside spells out a condition.
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|available|possible|meant)\s+|"
+                        r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when|if(?!\s+you\s+(?:want|wish|need|prefer|would|'d)))\b"
+                        r"[^().;]{0,60}$", re.I)
+
+
+#: "With `use_te_rng_tracker=False`, Bridge's provider fails with …": the case a failure is about.
+_WITH_FAILS = re.compile(r"^\W*with\s*[`'\"]?$", re.I), \
+    re.compile(r"^(?:`[^`]*`|[^.;`]){0,160}?\b(?:fails?|raises?|asserts?|errors? out|crash(?:es)?|is refused|is rejected)\b", re.I)

@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import _DESCRIBES, _MODULE_NEEDS
+from skill_tools.evaluation.described import _CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _UNLESS_LIST, _WITH_FAILS
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
@@ -229,8 +229,8 @@ class LinePolarity:
         head = head[lead.end():] if lead else head  # negation states the case, it does not reject X
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
-        if _CAUSE.search(head):
-            return Polarity(DESCRIBED, era, "names the case a reason is about")
+        if _CAUSE.search(head) or (_WITH_FAILS[0].search(text[s_lo:start]) and _WITH_FAILS[1].search(text[end:s_hi])):
+            return Polarity(DESCRIBED, era, "names the case a reason or a failure is about")
         if _UNLESS_LIST.search(text[s_lo:start]):
             return Polarity(DESCRIBED, era, "spells out the condition an 'unless' names")
         if _ONLY_WITH.match(text[end:end + 120]):
@@ -314,27 +314,14 @@ _LABEL = re.compile(r"(?:^|\s)[\w*]+\**\s*[:=]\s*[*`'\"]*$|(?:->|→|=>)\s*[`'\"
 
 #: "replaced X with Y", "swap X for Y": Y is what the answer now uses.
 _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0,200}?\s(?:with|by)\s[^;]{0,200}$", re.I)
-#: "because with X the only accepted …": X names the case a reason is about, it is not advice.
-_CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
-#: "... is only for drop-and-pad MoE (", "only supported with X (", "requires a capacity factor (":
-#: the aside spells out a condition.
-_CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^()\n*_`]{1,40}(?:\*\*|__)?\s*$")
 #: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
 _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
 _OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?)\b"
                           r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b", re.I)
-#: "`moe` is refused unless the MoE is drop-and-pad: `x` set and `y=True`": the list after the colon
-#: is what the condition means (an "unless you set: …" is an instruction, and stays one).
-_UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!?]{0,160}$", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)
-_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|available|possible|meant)\s+|"
-                        r"(?:allows?|permits?|accepts?|supports?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when|if(?!\s+you\s+(?:want|wish|need|prefer|would|'d)))\b"
-                        r"[^().;]{0,60}$", re.I)
-
-
 # --------------------------------------------------------------------------------------------
 # fenced blocks: the sentence that introduces them
 # --------------------------------------------------------------------------------------------

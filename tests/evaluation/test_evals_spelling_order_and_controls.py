@@ -265,3 +265,10 @@ def test_make_variables_named_for_each_era_are_read_one_era_each():
     assert current.get("model.cuda_graph_modules") == ["attn"] and "model.cuda_graph_scope" not in current.values
     legacy = extract_config(text, era=LEGACY).config
     assert legacy.get("model.cuda_graph_scope") == ["attn"] and "model.cuda_graph_modules" not in legacy.values
+
+
+def test_with_a_setting_something_fails_describes_the_failure():
+    ex = extract_config("4. **TE RNG tracker is required.** With `use_te_rng_tracker=False`, Bridge's "
+                        "`GPTModelProvider.provide()` fails with `Transformer engine's RNG tracker is required`.\n")
+    assert "model.use_te_rng_tracker" not in ex.config.values
+    assert extract_config("With `cuda_graph_warmup_steps=3`, train as usual.").config.get("model.cuda_graph_warmup_steps") == 3
