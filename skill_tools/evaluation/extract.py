@@ -30,6 +30,7 @@ from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.prose_flags import prose_flags
 from skill_tools.evaluation.variants import variant_blocks
+from skill_tools.evaluation.bridge_helpers import helper_blocks
 from skill_tools.evaluation.overrides_dict import assigned_overrides, bare_assignments, dotted_overrides
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE
 from skill_tools.evaluation.precedence import ERA_NOTE, WRITTEN_ORIGINS, impl_of as _impl_of  # noqa: F401 (re-exported)
@@ -217,6 +218,7 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
             block.error = problem.message
             findings.append(problem)
     blocks = [v for b in blocks for v in (variant_blocks(b) if b.role != REJECTED else []) or [b]]
+    blocks = [h for b in blocks for h in [b] + (helper_blocks(b) if b.role != REJECTED else [])]
     read_text = _reader(findings)
     for block in blocks:
         if block.role == REJECTED or read_text is None:

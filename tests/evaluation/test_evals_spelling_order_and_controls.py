@@ -272,3 +272,15 @@ def test_with_a_setting_something_fails_describes_the_failure():
                         "`GPTModelProvider.provide()` fails with `Transformer engine's RNG tracker is required`.\n")
     assert "model.use_te_rng_tracker" not in ex.config.values
     assert extract_config("With `cuda_graph_warmup_steps=3`, train as usual.").config.get("model.cuda_graph_warmup_steps") == 3
+
+
+def test_bridges_set_cuda_graph_modules_helper_writes_the_eras_key():
+    text = ("```python\nfrom megatron.bridge.utils.cuda_graph import set_cuda_graph_modules\n"
+            "cfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+            "set_cuda_graph_modules(cfg.model, [\"moe_router\", \"moe_preprocess\"])\n```\n")
+    current = extract_config(text, era=CURRENT).config
+    assert current.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    assert current.has("model.cuda_graph_scope") and current.get("model.cuda_graph_scope") is None
+    legacy = extract_config(text, era=LEGACY).config
+    assert legacy.get("model.cuda_graph_scope") == ["moe_router", "moe_preprocess"]
+    assert "model.cuda_graph_modules" not in legacy.values
