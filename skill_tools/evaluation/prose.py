@@ -157,6 +157,8 @@ _BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optim
 NAMED_GROUPS = {
     r"(?:TE\s+|Transformer Engine'?s?\s+)?RNG\s+(?:tracker|flags?)(?:\s+flags?)?": ("model.use_te_rng_tracker", "rng.te_rng_tracker"),
     r"NaN\s+checks?": ("rerun_state_machine.check_for_nan_in_loss", "ddp.check_for_nan_in_grad"),
+    r"NaN[- ]in[- ]loss\s+checks?": ("rerun_state_machine.check_for_nan_in_loss",),
+    r"NaN[- ]in[- ]grad(?:ient)?s?\s+checks?": ("ddp.check_for_nan_in_grad",),
 }
 _GROUPS = [(re.compile(r"\b" + p + r"\b", re.I), keys) for p, keys in NAMED_GROUPS.items()]
 _GROUP_ANY = "(?:" + "|".join(NAMED_GROUPS) + ")"

@@ -284,3 +284,9 @@ def test_bridges_set_cuda_graph_modules_helper_writes_the_eras_key():
     legacy = extract_config(text, era=LEGACY).config
     assert legacy.get("model.cuda_graph_scope") == ["moe_router", "moe_preprocess"]
     assert "model.cuda_graph_modules" not in legacy.values
+
+
+def test_the_loss_nan_check_named_alone_in_words():
+    cfg = extract_config("Keep the full-iteration requirements (`cuda_graph_impl=\"full_iteration\"`, TE RNG tracker on, "
+                         "NaN-in-loss check off).").config
+    assert cfg.get("rerun_state_machine.check_for_nan_in_loss") is False and "ddp.check_for_nan_in_grad" not in cfg.values
