@@ -11,7 +11,9 @@ timing sentence that names a window starting at the first iterations:
 - a range of iterations or steps that starts at or before the capture step ("iterations 1–50",
   "steps 0..20");
 - "the first N iterations" or "the first iteration";
-- the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step").
+- the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step");
+- "all N iterations" of a run longer than warm-up and capture;
+- a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step.
 
 A sentence that excludes the window ("skip", "exclude", "discard", "after", "never", "not", …)
 advises against it and binds nothing, as does one that warns what such a window does ("If your
@@ -49,6 +51,12 @@ _FIRST_N = re.compile(r"(?<![a-z])(?:the\s+)?first\s+(\d{1,4}|" + "|".join(_NUMB
 _FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\w+\s+)?(?:iteration|iter|step)(?![a-z])")
 _AT = re.compile(r"(?<![a-z])(?:iteration|iter|step)\s+#?(\d{1,4})(?![\d.])")
 _CAPTURE = re.compile(r"(?<![a-z])(?:the\s+)?capture\s+(?:step|iteration)(?![a-z])")
+#: "over all 10 iterations", "every 20 steps of the run": a window from the first iteration on.
+_ALL_N = re.compile(r"(?<![a-z])(?:all|every|each of the)\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
+                    r")\s+(?:\w+\s+)?(?:iterations|iters|steps)(?![a-z])")
+#: A table row that states the timed window: "| Iterations averaged | 2–9 | 2–9 |".
+_ROW_LABEL = re.compile(r"^\s*\|\s*(?:iterations?|iters?|steps?)\s+(?:averaged|timed|measured|compared|used)\s*\|")
+_ROW_RANGE = re.compile(r"\|\s*(\d{1,4})\s*(?:–|—|to|\.\.|\s)\s*(\d{1,5})\s*(?=\|)")
 
 
 def _warmup(ctx: AnswerContext) -> int:
@@ -64,6 +72,9 @@ def _window(sentence: str, capture_at: int) -> str | None:
     m = _FIRST_N.search(sentence)
     if m:
         return m.group()
+    m = _ALL_N.search(sentence)
+    if m and (int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)]) > capture_at:
+        return m.group()
     m = _FIRST.search(sentence) or _CAPTURE.search(sentence)
     if m:
         return m.group()
@@ -76,6 +87,12 @@ def _window(sentence: str, capture_at: int) -> str | None:
 def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
     """(position, window) of the first timing sentence that includes warm-up or capture."""
     capture_at = _warmup(ctx) + 1  # iterations count from 1 in Megatron's log
+    offset = 0
+    for line in ctx.norm.split("\n"):  # a settings table's row names the window in its cells
+        rng = _ROW_RANGE.search(line) if _ROW_LABEL.match(line) else None
+        if rng and int(rng.group(1)) <= capture_at < int(rng.group(2)):
+            return offset, rng.group().strip("| ")
+        offset += len(line) + 1
     for m in _SENTENCE.finditer(ctx.norm):
         sentence = m.group()
         if not _TIMES.search(sentence) or _EXCLUDES.search(sentence):

@@ -110,3 +110,18 @@ def test_the_window_follows_the_answers_own_warmup():
         "Compare the mean step time over iterations 8-40 of both runs.\n"
     (check,) = checks_of(score_one("dense-te-scoped-bringup", text), "timing_window")
     assert check["score"] == 0.0  # iteration 11 captures: 8-40 holds it
+
+
+@pytest.mark.parametrize("text,caught", [
+    ("Run train_iters=10 for both and compare the mean step time over all 10 iterations.", True),
+    ("| Setting | eager | graphs |\n|---|---|---|\n| Iterations averaged | 2–9 | 2–9 |\n", True),
+    ("| Setting | eager | graphs |\n|---|---|---|\n| Iterations averaged | 10–50 | 10–50 |\n", False),
+    ("Compare the mean over all 3 iterations after the capture step.", False),
+])
+def test_timing_windows_written_as_all_n_or_as_a_table_row(text, caught):
+    from skill_tools.config.era import era_for
+    from skill_tools.evaluation.answer_context import AnswerContext
+    from skill_tools.evaluation.extract import extract_config
+    from skill_tools.evaluation.timing_window import find_window
+
+    assert (find_window(AnswerContext(text, extract_config(text), era_for("0.19.2"))) is not None) == caught
