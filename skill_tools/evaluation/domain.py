@@ -21,7 +21,9 @@ every ``when`` condition holds and no ``unless`` condition does. A condition is 
 ``power_of_two``, ``lacks``: a string without that part) or ``"absent": true`` (no path matches),
 optionally ``not_path`` (paths to skip) and ``in_files`` (only settings of whole code blocks), or
 ``{"text_lacks": regex}`` on the answer's text, or ``{"order": [regex, regex]}``: one recommended
-Python program calls the first (``dotted.callee(args)``) and after it the second. A rule with ``"same_block": true`` fires only when
+Python program calls the first (``dotted.callee(args)``) and after it the second, or
+``{"splits": {"total": 80, "by": [regex, …]}}``: the numbers set at those paths multiply to a size
+that does not divide the total (80 layers over PP x VPP). A rule with ``"same_block": true`` fires only when
 its conditions meet in one Python block (or in the answer read whole as one file): two versions
 of a kernel in two blocks are two programs. The check only vetoes: it fails (fatally) on a
 fired rule and is not applicable otherwise, so it never lifts a weak answer.
@@ -164,6 +166,8 @@ def _holds(cond: dict[str, Any], found: dict[str, Any], text: str, ctx: AnswerCo
         return re.search(cond["text_lacks"], text, re.I) is None, ""
     if "order" in cond:
         return _in_order(cond["order"], ctx) if ctx is not None else (False, "")
+    if "splits" in cond:
+        return _uneven(cond["splits"], found)
     if cond.get("in_files") and ctx is not None:
         found = settings(ctx, in_files=True)
     pattern = re.compile(cond["path"])
@@ -265,6 +269,23 @@ def _call_sequences(text: str) -> list[list[str]]:
 
     top = [n for n in tree.body if not isinstance(n, defs)]
     return [sequence(top, 0)] + [sequence(f.body, 0) for f in funcs.values()]
+
+
+def _uneven(spec: dict[str, Any], found: dict[str, Any]) -> tuple[bool, str]:
+    """Whether the numbers the answer sets at ``spec["by"]`` (path regexes) multiply to a size that
+    does not divide ``spec["total"]``: 80 layers over PP=4 x VPP=3 leave 20 layers per stage in 3
+    chunks. Every factor must be set to a number, or the condition does not hold."""
+    from skill_tools.evaluation.config_checks import _number
+
+    product, shown = 1, []
+    for pattern in spec["by"]:
+        regex = re.compile(pattern)
+        value = next((_number(v) for p, v in found.items() if regex.search(p) and _number(v) is not None), None)
+        if value is None or value <= 0 or value != int(value):
+            return False, ""
+        product *= int(value)
+        shown.append(f"{pattern.strip('$()^|.')}={int(value)}")
+    return spec["total"] % product != 0, f"{' x '.join(shown)} does not divide {spec['total']}"
 
 
 def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:

@@ -165,6 +165,11 @@ CASES += [
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(model, mesh=mesh, reshard_after_forward=True)\n```\n",
      "```python\nfrom torch.distributed.fsdp import fully_shard\nfor block in model.layers:\n"
      "    fully_shard(block, mesh=mesh, reshard_after_forward=True)\nfully_shard(model, mesh=mesh)\n```\n"),
+    ("neg-megatron-tp-sizing", "vpp-does-not-split-stages",
+     "Run with `model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=4 "
+     "model.virtual_pipeline_model_parallel_size=3`.",
+     "Run with `model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=4 "
+     "model.virtual_pipeline_model_parallel_size=5`."),
     ("neg-hf-gradient-checkpointing", "hf-no-such-model-method",
      "```python\nmodel.enable_gradient_checkpointing()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```",
      "```python\nmodel.gradient_checkpointing_enable()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```"),
