@@ -170,6 +170,9 @@ CASES += [
      "model.virtual_pipeline_model_parallel_size=3`.",
      "Run with `model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=4 "
      "model.virtual_pipeline_model_parallel_size=5`."),
+    ("neg-nccl-bandwidth", "nccl-gdr-level-loc",
+     "Measure with nccl-tests' all_reduce_perf, then `export NCCL_NET_GDR_LEVEL=LOC` so GPUDirect RDMA is used.",
+     "Measure with nccl-tests' all_reduce_perf, then `export NCCL_NET_GDR_LEVEL=PHB` if the NIC sits behind a host bridge."),
     ("neg-hf-gradient-checkpointing", "hf-no-such-model-method",
      "```python\nmodel.enable_gradient_checkpointing()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```",
      "```python\nmodel.gradient_checkpointing_enable()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```"),
