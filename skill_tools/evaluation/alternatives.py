@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.model import CanonicalConfig, as_name_list
 from skill_tools.evaluation.answer_context import CheckResult
 from skill_tools.evaluation.outcome import apply
 
@@ -40,7 +40,7 @@ def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalC
     # an option that turns decode graphs off ("against an eager run (`inference_cuda_graph_scope="none"`)")
     # is the eager run: like impl none, no graph setting of the main config stays
     eager_decode = not option.has(_IMPL) and option.get(_INFERENCE_SCOPE) == "none" and len(option.values) == 1
-    if not option.has(_IMPL) and _scope_list(option.get(_SCOPE)) == ["full_iteration"]:
+    if not option.has(_IMPL) and as_name_list(option.get(_SCOPE)) == ["full_iteration"]:
         option = apply(option, CanonicalConfig.from_nested({"model": {"cuda_graph_impl": "local"}}))
         # the 0.16-0.17 whole-iteration spelling exists with one impl only: an option naming it means local
     if not option.has(_IMPL) and not eager_decode:
@@ -53,12 +53,6 @@ def laid_over(main: CanonicalConfig, option: CanonicalConfig, stated: CanonicalC
         base.set(key, stated.get(key) if stated is not None and stated.has(key) else value, main.locations.get(key))
     base.env.update(main.env)
     return apply(base, option)
-
-
-def _scope_list(value: Any) -> list[str] | None:
-    if isinstance(value, str):
-        return [p.strip() for p in value.split(",") if p.strip()]
-    return [str(v) for v in value] if isinstance(value, list) else None
 
 
 def check_options(main: CanonicalConfig, options: list[CanonicalConfig],

@@ -221,12 +221,16 @@ def fired(rules: list[dict[str, Any]], found: dict[str, Any], text: str,
                 yield rule, "; ".join(evidence)
 
 
+def _programs(ctx: AnswerContext) -> list[str]:
+    """The Python programs the answer recommends: each suggested Python block, and the answer read whole."""
+    return [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
+
+
 def _per_block(ctx: AnswerContext) -> list[dict[str, Any]]:
     """The settings of each recommended Python block alone (and of the answer read whole as one
     Python file): what one program does, for rules whose conditions must meet in one program."""
     out = []
-    texts = [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
-    for text in texts:
+    for text in _programs(ctx):
         try:
             out.append(python_settings(parse(text), text))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -293,8 +297,7 @@ def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
     matching ``order[0]`` and after it one matching ``order[1]``: teardown that destroys the process
     group before it frees the graphs holding its communicators."""
     first, then = re.compile(order[0]), re.compile(order[1])
-    texts = [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
-    for calls in (seq for text in texts for seq in _call_sequences(text)):
+    for calls in (seq for text in _programs(ctx) for seq in _call_sequences(text)):
         at = next((i for i, c in enumerate(calls) if first.search(c)), None)
         later = next((c for c in calls[at + 1:] if then.search(c)), None) if at is not None else None
         if later is not None:

@@ -117,8 +117,11 @@ def variant_blocks(block: Block) -> list[Block]:
 
 #: A document's mapping of named variants (``variants:``, ``experiments:``, ``runs:`` …) and the
 #: section every variant starts from (``common:``, ``base:`` …).
-_PARENTS = re.compile(r"^(?:variants?|experiments?|runs?|arms?|sweeps?|configs|candidates|cases|legs)$", re.I)
+_PARENT_NAMES = r"(?:variants?|experiments?|runs?|arms?|sweeps?|configs|candidates|cases|legs)"
+_PARENTS = re.compile(rf"^{_PARENT_NAMES}$", re.I)
 _COMMON = ("common", "base", "defaults", "shared")
+#: One of those names written as a key, anywhere in the text (a cheap test before parsing it).
+_PARENT_KEY = re.compile(rf"\b{_PARENT_NAMES}[\"']?\s*:", re.I)
 
 
 def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -136,6 +139,8 @@ def document_variants(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from skill_tools.config import limits
     from skill_tools.config.model import SECTIONS
 
+    if not _PARENT_KEY.search(text):
+        return {}, []  # no key that names runs: not worth a YAML parse (every unfenced answer is tried)
     try:
         data = limits.load_yaml(text, "<variants>")[0]
     except Exception:  # not one YAML document: no variants
