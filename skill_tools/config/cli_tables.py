@@ -290,3 +290,12 @@ def megatron_lm_tags_with(option: str) -> list[str]:
     """The tags whose Megatron-LM parser has ``option`` (for "exists only in ..." messages)."""
     return [tag for tag in MEGATRON_LM_TAGS
             if _load(DATA / "megatron_lm_flags" / f"{tag}.json", "Megatron-LM").option(option) is not None]
+
+
+@functools.lru_cache(maxsize=4096)
+def known_option(option: str) -> bool:
+    """Whether any Megatron-LM parser (any tag) or Bridge's run_script.py has ``option``."""
+    name = option.split("=", 1)[0]
+    return run_script().option(name) is not None or \
+        any(_load(DATA / "megatron_lm_flags" / f"{tag}.json", "Megatron-LM").option(name) is not None
+            for tag in MEGATRON_LM_TAGS)

@@ -81,7 +81,12 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
         for err in result.get("errors", []):
             rule = str(err.get("rule"))
             keys = set(err.get("keys") or [])
-            if rule in main_rules or not keys & changed or (rule in context_rules and not keys & set(option.values)):
+            # an option that itself writes the value the rule refuses (`use_te_rng_tracker: False`) is
+            # charged even where the recommendation shares the error by leaving the key unsaid
+            refused = {k for k, want in (err.get("fix") or {}).items()
+                       if option.has(k) and not main.has(k) and option.get(k) != want}
+            if (rule in main_rules and not refused) or not keys & changed or \
+                    (rule in context_rules and not keys & set(option.values)):
                 continue  # the task's own error is charged to an option only when the option sets its keys
             fix = set((err.get("fix") or {}).keys())
             if fix and not any(option.has(k) or k in option.env for k in fix):

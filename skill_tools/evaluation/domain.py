@@ -37,6 +37,7 @@ from typing import Any, Iterator
 
 from skill_tools.config.pysource import parse
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult
+from skill_tools.evaluation.programs import diff_programs, literal_programs
 from skill_tools.evaluation.fragments import SUGGESTED, WORDS
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment", WORDS)
@@ -67,6 +68,8 @@ def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     if not in_files:
+        for text in [*diff_programs(ctx.text), *literal_programs(ctx.text)]:
+            out.update(python_settings(parse(text), text))
         for m in _SPAN.finditer(ctx.text):  # `k[grid](x, BLOCK_SIZE=n)` in a sentence that recommends it
             try:
                 tree = parse(m.group(1))
@@ -78,6 +81,7 @@ def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
 
 
 _SPAN = re.compile(r"(?<!`)`([^`\n]{3,300})`(?!`)")
+
 
 
 def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
@@ -222,8 +226,11 @@ def fired(rules: list[dict[str, Any]], found: dict[str, Any], text: str,
 
 
 def _programs(ctx: AnswerContext) -> list[str]:
-    """The Python programs the answer recommends: each suggested Python block, and the answer read whole."""
-    return [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + [ctx.text]
+    """The Python programs the answer recommends: each suggested Python block, each program a
+    reStructuredText literal block or a fenced diff asks for, and the answer read whole."""
+    return [b.text for b in ctx.extraction.blocks if b.kind == "python" and b.role == SUGGESTED] + \
+        list(literal_programs(ctx.text)) + list(diff_programs(ctx.text)) + [ctx.text]
+
 
 
 def _per_block(ctx: AnswerContext) -> list[dict[str, Any]]:

@@ -207,10 +207,22 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield from _shell_blocks(value, ln, role, origin)
         if env:
             yield Block("env", "\n".join(env), ln, origin, role)
-        if flags and any(f.startswith("--") and not _launcher_flag(f) for f in flags):
+        if flags and any(f.startswith("--") and not _launcher_flag(f) for f in flags) and \
+                not _another_tool(tokens, scripts, flags):
             yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
         if hydra:
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
+
+def _another_tool(tokens: list[str], scripts: list[int], flags: list[str]) -> bool:
+    """``python tools/step_time.py a.log b.log --skip-first 10``: a script none of whose options
+    any Megatron-LM parser or run_script.py knows is another program (a log parser, a plotter),
+    not a training run; its options are not Megatron settings."""
+    from skill_tools.config.cli_tables import known_option
+
+    longs = [f for f in flags if f.startswith("--") and not _launcher_flag(f)]
+    return bool(scripts) and not any(known_option(f) for f in longs) and \
+        not any("graph" in f or "_" in f.split("=", 1)[0] for f in longs)
+
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 #: torchrun's own options (``DISTRIBUTED_ARGS=(--nproc_per_node 8 --nnodes 1 …)``): the launcher's, not a config.

@@ -137,6 +137,22 @@ def _a_field_there(key: str) -> bool:
     return known is None or rest.split(".", 1)[0] in known
 
 
+def _ungrouped(key: str) -> str:
+    """``model.cuda_graphs.cuda_graph_impl`` -> ``model.cuda_graph_impl``: a grouping table the
+    answer invents inside a section (TOML ``[model.cuda_graphs]``) whose leaf is a field of that
+    section. The group is not a field, so the leaf is what the answer means to set (and is judged
+    as such: its era, its value)."""
+    from skill_tools.rules.key_checks import section_keys
+
+    parts = key.split(".")
+    if len(parts) != 3:
+        return key
+    known = section_keys().get(parts[0])
+    if not known or parts[1] in known or parts[2] not in known or parts[1].startswith("_"):
+        return key  # a `_common: &anchor` template is not a setting
+    return f"{parts[0]}.{parts[2]}"
+
+
 def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
@@ -165,6 +181,7 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             key = ".".join(parts[inner:])
         elif inner is not None and parts[0] not in SECTIONS:
             key = ".".join(parts[inner:])
+        key = _ungrouped(key)
         out.set(key, value, cfg.locations.get(key))
         canonical = aliases.get(key.rsplit(".", 1)[-1])
         if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS \

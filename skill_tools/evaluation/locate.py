@@ -210,12 +210,15 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
     runs = dict(code_runs(lines, start, end))
     prev = ""  # the prose line before, for a sentence hard-wrapped across lines
     dont = False  # inside the list under a "DON'T" / "Avoid:" label
+    control = False  # inside a paragraph whose first line names the eager control run
     while idx < end:
         text = lines[idx]
         lead, prev = wrapped_lead(prev, text), ""
         if not text.strip():
             idx += 1
+            control = False
             continue
+        control = control or bool(_CONTROL_RUN.match(text) and (idx == start or not lines[idx - 1].strip()))
         dont = bool(_DONT_LABEL.match(text)) or (dont and bool(_ITEM_OR_MORE.match(text)))
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
@@ -247,6 +250,7 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             continue
         trail = wrapped_trail(text, lines[idx + 1]) if idx + 1 < end else ""
         found = _line_blocks(text, idx + 1, section.era, lead=lead, trail=trail)
+        found = _control_run(found) if control else found
         yield from section.mark(_listed_as_dont(found) if dont and not _INSTEAD.search(text) else found)
         section.prose_line(text)
         prev = text
@@ -259,6 +263,19 @@ _DONT_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?\s*(?:don'?ts?|do n
                          r"what not to do|not this|mistakes to avoid)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*$", re.I)
 _ITEM_OR_MORE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s|^\s{2,}\S")
 _INSTEAD = re.compile(r"\b(?:instead|rather|prefer)\b", re.I)
+
+
+#: A paragraph's first line naming it the eager control of a comparison: a Make/just target
+#: ``eager iters="40":``, ``# eager baseline, same everything else``, ``echo "== eager run =="``.
+_CONTROL_RUN = re.compile(r"^\s*(?:#+|//|echo\b|[\w-]*eager[\w-]*(?:\s+[^:\n]*)?:\s*$)[^\n]*?"
+                          r"\b(?:eager|graphs?[- ]off|no[- ]graphs?)\b(?![^\n]*\b(?:vs\.?|versus|then|and|or)\b)", re.I)
+
+
+def _control_run(blocks) -> Iterator[Block]:
+    for block in blocks:
+        if block.role in (SUGGESTED, ALTERNATIVE):
+            block.role, block.why = DESCRIBED, "the eager control of a comparison"
+        yield block
 
 
 def _listed_as_dont(blocks) -> Iterator[Block]:

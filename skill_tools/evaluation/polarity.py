@@ -215,7 +215,8 @@ class LinePolarity:
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
         aside = self._aside_opener(start)
-        if _DESCRIBES.search(text[max(lo, start - 90):start]) or (aside is not None and _DESCRIBES.search(aside + "(")) \
+        if _DESCRIBES.search(text[max(lo, start - 90):start]) or \
+                (aside is not None and (_DESCRIBES.search(aside + "(") or _MODULE_NEEDS.search(aside[-120:]))) \
                 or _MODULE_NEEDS.search(text[max(lo, start - 120):start]):  # "`moe` needs drop-and-pad: `x` and `y`"
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and _CONDITION.search(aside):
@@ -300,6 +301,7 @@ _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupp
 #: (:meth:`extract.Extraction.select`).
 _AFFIRM = re.compile(r"\b(?:(?<!` )set|sets|setting|use|used|using|enable|enabled|enabling|add|added|adding|pass|passed|"
                      r"passing|turn(?:ing|ed)? on|switch(?:ing|ed)? (?:to|over)|chang(?:e|ed|ing) (?:it |this |that )?to|"
+                     r"mov(?:e|ed|ing) (?:\w+ ){0,2}to|migrat(?:e|ed|ing) (?:\w+ ){0,2}to|"
                      r"updated?|now|go with|keep|kept|keeping|put|"
                      r"flip|try|apply|need|needs|must|should|recommend(?:ed)?|make sure|ensure|configure|specify|"
                      r"launch with|run with|override|pin|plus|also|then|fix|fixed|do this|like this|"

@@ -9,8 +9,8 @@ import re
 
 from skill_tools.config.model import SECTIONS
 
-_PROSE_KV = re.compile(
-    r"(?<![\w.`'\"-])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
+_PROSE_KV = re.compile(  # the first of a quoted override string counts too: `OVR := "model.x=1 …"`
+    r"(?:(?<![\w.`'\"-])|(?<==\")|(?<== \"))((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
     r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[A-Za-z0-9_.:+,-]*[A-Za-z0-9_\]])")  # ASCII: "True-ஐ" is True + a case ending
 #: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
 _PROSE_TO = re.compile(

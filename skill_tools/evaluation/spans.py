@@ -27,6 +27,8 @@ def table_pair_blocks(cell) -> Iterator[Block]:
     (``| `--cuda-graph-impl` | `local` |``; a boolean flag's cell says on or off)."""
     p = cell.polarity
     key, value = cell.text.split("=", 1)
+    if re.fullmatch(r"\s*`?[A-Za-z_][\w.]*\([^()]*\)`?\s*", value):
+        return  # | `moe_preprocess` | `MoELayer.preprocess()` |: the code a name stands for, not its value
     if key.startswith("--"):
         v = value.strip().lower()
         flag = megatron_lm_flag(key[2:])

@@ -70,6 +70,22 @@ def _dotted_dict(node: ast.AST, consts: dict[str, dict[str, Any]]) -> dict[str, 
     return out
 
 
+_BASE_NAME = re.compile(r"^_?(?:base|common|defaults?|shared|baseline)(?:_\w+)?$", re.I)
+
+
+def _merged_base(text: str, consts: dict[str, dict[str, Any]], variants: ast.Dict) -> dict[str, Any]:
+    """The base every variant is laid over (``merged = {**BASE, **ov}``, ``BASE | ov``,
+    ``dict(BASE, **ov)`` in code, or a constant named for it: ``BASE``, ``COMMON_OVERRIDES``) where
+    the variants do not spread it themselves; {} when there is none."""
+    spread = {v.id for d in variants.values if isinstance(d, ast.Dict)
+              for k, v in zip(d.keys, d.values) if k is None and isinstance(v, ast.Name)}
+    for name, base in consts.items():
+        if name not in spread and (_BASE_NAME.match(name) or
+                                   re.search(rf"\*\*{name}\b|\b{name}\s*\|\s*\w|\bdict\(\s*{name}\s*,", text)):
+            return base
+    return {}
+
+
 def variant_overrides(text: str) -> list[str]:
     """Hydra override text per variant of the first module-level dict whose values are (two or more)
     dicts of dotted overrides; [] when the block has none."""
@@ -90,6 +106,8 @@ def variant_overrides(text: str) -> list[str]:
                 isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
             variants = [_dotted_dict(v, consts) for v in value.values]
             if all(v for v in variants):
+                base = _merged_base(text, consts, value)
+                variants = [{**base, **v} for v in variants]
                 return ["\n".join(f"{k}={render(x)}" for k, x in v.items()) for v in variants[:MAX_VARIANTS]]
     return []
 

@@ -1,0 +1,216 @@
+"""Answers whose settings sit in forms the readers misread until the GPU runs showed it: a recipe
+file with an eager target beside the graphed one, an override string held in a variable, another
+tool's options on its own command line, a grouping table invented inside a section, a condition
+stated in an aside, a table that maps module names to the code they cover. The answers are written
+for these tests, in styles of their own."""
+
+from __future__ import annotations
+
+from skill_tools.config.cli_tables import known_option
+from skill_tools.evaluation.extract import extract_config
+
+from tests.evaluation.one_answer import checks_of, score_one
+
+F = "```"
+
+JUSTFILE = """\
+# justfile: whole-iteration graphs for our Bridge entry point (megatron-core 0.19)
+
+set shell := ["bash", "-c"]
+
+overrides := "model.cuda_graph_impl=full_iteration model.cuda_graph_modules=[] model.cuda_graph_warmup_steps=3 model.use_te_rng_tracker=true rng.te_rng_tracker=true rerun_state_machine.check_for_nan_in_loss=false ddp.check_for_nan_in_grad=false optimizer.overlap_param_gather_with_optimizer_step=false"
+
+# eager reference, same everything else
+eager steps="40":
+    torchrun --nproc-per-node 8 train.py train.train_iters={{steps}} model.cuda_graph_impl=none
+
+# graphed run
+graphed steps="40":
+    torchrun --nproc-per-node 8 train.py train.train_iters={{steps}} {{overrides}}
+
+# compare steady-state iterations only
+compare:
+    python tools/steps.py logs/eager.log logs/graphed.log --drop-head 10
+"""
+
+
+def test_a_recipe_file_reads_the_graphed_target_and_not_the_eager_one():
+    cfg = extract_config(JUSTFILE, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration"
+    assert not cfg.has("model.drop_head")  # another tool's option is no Megatron setting
+    row = score_one("full-iteration-current", JUSTFILE)
+    assert row["passed"] and not row["fatal"]
+    assert [c["score"] for c in checks_of(row, "graph")] == [1.0]
+
+
+def test_an_eager_target_alone_still_counts_as_no_graph_advice():
+    only_eager = JUSTFILE.split("# graphed run")[0]
+    cfg = extract_config(only_eager, era="current").config
+    # the override string still holds the graph settings; the eager target's `none` is its control
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration"
+    no_string = only_eager.split("overrides :=")[0] + only_eager.split("optimizer.overlap_param_gather_with_optimizer_step=false\"")[1]
+    assert not extract_config(no_string, era="current").config.has("model.cuda_graph_impl")
+
+
+def test_another_tools_options_are_kept_when_megatron_knows_one_of_them():
+    assert known_option("--cuda-graph-impl") and known_option("--micro-batch-size")
+    assert not known_option("--drop-head")
+    script = f"{F}bash\npython pretrain_gpt.py --micro-batch-size 1 --cuda-graph-impl full_iteration --drop-head 3\n{F}\n"
+    cfg = extract_config(script).config
+    assert cfg.get("model.cuda_graph_impl") == "full_iteration"
+
+
+TOML = """\
+Serving profile for the dynamic engine on megatron-core 0.17:
+
+{F}toml
+[model]
+num_layers = 32
+
+[model.cuda_graphs]
+cuda_graph_impl            = "local"
+inference_cuda_graph_scope = "block"
+{F}
+"""
+
+
+def test_a_grouping_table_inside_a_section_is_read_as_the_fields_it_holds():
+    cfg = extract_config(TOML.format(F=F)).config
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.inference_cuda_graph_scope") == "block"
+    row = score_one("inference-decode-legacy-017", TOML.format(F=F))
+    assert not row["passed"]  # the 0.18 field on 0.17 is judged as such
+    assert any("inference_cuda_graph_scope" in c["explanation"] for c in checks_of(row, "era_spelling"))
+
+
+def test_a_yaml_anchor_template_is_not_collapsed_into_the_section():
+    text = (f"{F}yaml\n_common: &common\n  cuda_graph_impl: transformer_engine\nmodel:\n  <<: *common\n"
+            f"  cuda_graph_modules: [attn]\n{F}\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_modules") == ["attn"]
+
+
+DROPLESS = """\
+Dropless MoE cannot graph the whole `moe` module: the `moe` scope is only accepted for **drop-and-pad** MoE \
+(`moe_expert_capacity_factor` set *and* `moe_pad_expert_input_to_capacity=True`). The `moe` scope needs \
+padding (`moe_pad_expert_input_to_capacity=True`) as well.
+
+| module | what it covers |
+|---|---|
+| `moe_router` | `MoELayer.router()` |
+| `moe_preprocess` | `MoELayer.preprocess()` |
+
+{F}python
+cfg.model.moe_token_dispatcher_type = "alltoall"
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_modules = ["moe_router", "moe_preprocess"]
+cfg.model.cuda_graph_warmup_steps = 3
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+{F}
+"""
+
+
+def test_a_condition_in_an_aside_and_a_module_table_are_not_settings():
+    cfg = extract_config(DROPLESS.format(F=F)).config
+    assert not cfg.has("model.moe_pad_expert_input_to_capacity")
+    assert not cfg.has("model.moe_preprocess") and not cfg.has("model.moe_router")
+    assert cfg.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    # the same setting asked for in the answer's own words is still read
+    asked = DROPLESS.format(F=F) + "\nFor drop-and-pad runs set `moe_pad_expert_input_to_capacity=True`.\n"
+    assert extract_config(asked).config.get("model.moe_pad_expert_input_to_capacity") is True
+
+
+HF_DIFF = """\
+Recompute activations and run in bf16:
+
+{F}diff
+--- a/train.py
++++ b/train.py
+@@ -12,6 +12,7 @@ model = AutoModelForCausalLM.from_pretrained(
+     args.model_name,
+     torch_dtype=torch.bfloat16,
+ )
++model.{method}(gradient_checkpointing_kwargs={{"use_reentrant": False}})
+ 
+ training_args = TrainingArguments(
+{F}
+"""
+
+
+def test_a_method_call_added_by_a_diff_hunk_that_starts_mid_statement_is_judged():
+    wrong = score_one("neg-hf-gradient-checkpointing", HF_DIFF.format(F=F, method="enable_gradient_checkpointing"))
+    assert any("gradient_checkpointing_enable" in f for f in wrong["fatal"])
+    right = score_one("neg-hf-gradient-checkpointing", HF_DIFF.format(F=F, method="gradient_checkpointing_enable"))
+    assert not any("PreTrainedModel" in f for f in right["fatal"])
+
+
+RUNBOOK = """\
+Teardown hang
+=============
+
+If you run a custom loop, tear down in this order::
+
+    {first}
+    {second}
+    gc.collect()
+
+   This keeps the graphs from holding live communicators.
+"""
+DESTROY = "torch.distributed.destroy_process_group()"
+DELETE = "cuda_graph_helper.delete_cuda_graphs()"
+
+
+def test_a_restructuredtext_literal_block_is_a_program_the_order_rules_read():
+    wrong = score_one("diagnose-teardown-hang", RUNBOOK.format(first=DESTROY, second=DELETE))
+    assert any("destroys the process group before" in f for f in wrong["fatal"])
+    right = score_one("diagnose-teardown-hang", RUNBOOK.format(first=DELETE, second=DESTROY))
+    assert not any("destroys the process group before" in f for f in right["fatal"])
+    shown_as_bad = RUNBOOK.replace("tear down in this order", "never tear down like this")
+    assert not any("destroys the process group before" in f
+                   for f in score_one("diagnose-teardown-hang", shown_as_bad.format(first=DESTROY, second=DELETE))["fatal"])
+
+
+def test_an_environment_alone_is_validated_on_the_tasks_setup():
+    env = (f"Set this for the graphed run so the pools can grow in place:\n\n{F}bash\n"
+           f"export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n{F}\n")
+    row = score_one("no-speedup-after-capture", env)
+    assert any("NCCL_GRAPH_REGISTER" in f for f in row["fatal"])
+    both = env.replace("expandable_segments:True\n", "expandable_segments:True\nexport NCCL_GRAPH_REGISTER=0\n")
+    assert not any("NCCL_GRAPH_REGISTER" in f for f in score_one("no-speedup-after-capture", both)["fatal"])
+
+
+BISECT = '''\
+# bisect_overrides.py: one change per run against the failing run
+
+BASE = {
+    "model.cuda_graph_impl": "transformer_engine",
+    "model.cuda_graph_modules": ["attn"],
+    "model.use_te_rng_tracker": True,
+    "rng.te_rng_tracker": True,
+}
+
+RUNS = {
+    "eager": {"model.cuda_graph_impl": "none"},
+    "no_ep_overlap": {"model.overlap_moe_expert_parallel_comm": False},
+    "other_rng": {%s},
+}
+
+if __name__ == "__main__":
+    for name, ov in RUNS.items():
+        print(name, {**BASE, **ov})
+'''
+
+
+def test_variants_laid_over_a_base_are_judged_as_the_runs_they_make():
+    from skill_tools.evaluation.variants import variant_overrides
+
+    runs = variant_overrides(BISECT % '"rng.seed": 7')
+    assert all("model.cuda_graph_impl=" in r for r in runs)  # each run carries the base
+    assert "model.cuda_graph_impl=transformer_engine" in runs[1]
+    fine = score_one("diagnose-nan-after-graphs", BISECT % '"rng.seed": 7')
+    assert not [c for c in checks_of(fine, "options") if c["score"] == 0.0]
+    # a run that turns the tracker off under TE graphs cannot start: the option itself writes it
+    bad = score_one("diagnose-nan-after-graphs", BISECT.replace('    "model.use_te_rng_tracker": True,\n    "rng.te_rng_tracker": True,\n', "")
+                    % '"model.use_te_rng_tracker": False, "rng.te_rng_tracker": False')
+    assert [c["score"] for c in checks_of(bad, "options")] == [0.0] and not bad["passed"]
