@@ -163,10 +163,17 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             out.env[name] = value
     out.unparsed.extend(cfg.unparsed)
     aliases = rule_keys()
-    for value in cfg.values.values():
-        if isinstance(value, (list, dict)):
+    argv = set()
+    for key, value in cfg.values.items():
+        last = key.rsplit(".", 1)[-1].lower()
+        if last in _ARGV_KEYS and isinstance(value, list) and any(str(t).startswith("--") for t in value):
+            argv.add(key)  # `args:` over `- --cuda-graph-impl=…` items at the top: the command line itself
+            _launcher_parts({last: value}, out, cfg.source)
+        elif isinstance(value, (list, dict)):
             _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():
+        if key in argv:
+            continue
         parts = key.split(".")
         if len(parts) >= 2 and _model_root(parts[0]):
             parts = ["model"] + parts[1:]

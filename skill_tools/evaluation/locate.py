@@ -10,7 +10,8 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
-from skill_tools.evaluation.comments import comment_sentences
+from skill_tools.evaluation.comments import comment_sentences, commented_configs
+from skill_tools.evaluation.recast import CONTROL_RUN, DONT_LABEL, INSTEAD, ITEM_OR_MORE, control_run, described_quote, listed_as_dont
 from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, diff_file, file_named,
                                              nested_override_dicts, notebook_as_markdown, unwrap)
@@ -200,6 +201,14 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
             if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
                 block.origin = "comment"
                 yield block
+    for n, text in commented_configs(body):  # "# resulting keys:" over "#   ddp.x: false"
+        yield from _spelled_out(text, line + n)
+
+
+def _spelled_out(text: str, line: int) -> Iterator[Block]:
+    for block in _fenced_blocks(text, "auto", line, SUGGESTED):
+        block.origin, block.why = "comment", "a config the answer's comments spell out as the result"
+        yield block
 
 
 def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> Iterator[Block]:
@@ -218,8 +227,8 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             idx += 1
             control = False
             continue
-        control = control or bool(_CONTROL_RUN.match(text) and (idx == start or not lines[idx - 1].strip()))
-        dont = bool(_DONT_LABEL.match(text)) or (dont and bool(_ITEM_OR_MORE.match(text)))
+        control = control or bool(CONTROL_RUN.match(text) and (idx == start or not lines[idx - 1].strip()))
+        dont = bool(DONT_LABEL.match(text)) or (dont and bool(ITEM_OR_MORE.match(text)))
         if idx in runs:  # config written without a fence: read like a fenced block
             body = textwrap.dedent("\n".join(lines[idx:runs[idx]]))
             pol = _intro(lines, idx, body, section.era)
@@ -235,6 +244,11 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             for cell in found:
                 yield from section.mark(_table_blocks(cell))  # a table under "Option B" is option B
             continue
+        spelled = next(iter(commented_configs("\n".join(lines[idx:min(end, idx + 60)]))), None)
+        if spelled is not None and spelled[0] == 1:  # "# resulting keys:" over "#   ddp.x: false" lines
+            yield from section.mark(_spelled_out(spelled[1], idx + 2))
+            idx += 1 + spelled[1].count("\n") + 1
+            continue
         is_heading, era = heading_era(text)
         if is_heading:
             section.heading(text, era)
@@ -245,58 +259,22 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             section.label(text)
         if _QUOTE.match(text) or (section.asker and chat_speaker(text) == section.asker):
             # "> cfg.model.x = …" or "[14:02] sam: copied x=…": the user's words, quoted
-            yield from _described(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
+            yield from described_quote(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
             idx += 1
             continue
         trail = wrapped_trail(text, lines[idx + 1]) if idx + 1 < end else ""
         found = _line_blocks(text, idx + 1, section.era, lead=lead, trail=trail)
-        found = _control_run(found) if control else found
-        yield from section.mark(_listed_as_dont(found) if dont and not _INSTEAD.search(text) else found)
+        found = control_run(found) if control else found
+        yield from section.mark(listed_as_dont(found) if dont and not INSTEAD.search(text) else found)
         section.prose_line(text)
         prev = text
         idx += 1
 
 
 _QUOTE = re.compile(r"^\s{0,3}>\s?")
-#: A label over a list of what not to do ("DON'T", "**Avoid:**", "## Pitfalls"), and the lines of that list.
-_DONT_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?\s*(?:don'?ts?|do not|avoid|never|pitfalls|anti-?patterns|"
-                         r"what not to do|not this|mistakes to avoid)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*$", re.I)
-_ITEM_OR_MORE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s|^\s{2,}\S")
-_INSTEAD = re.compile(r"\b(?:instead|rather|prefer)\b", re.I)
-
-
-#: A paragraph's first line naming it the eager control of a comparison: a Make/just target
-#: ``eager iters="40":``, ``# eager baseline, same everything else``, ``echo "== eager run =="``.
-_CONTROL_RUN = re.compile(r"^\s*(?:#+|//|echo\b|[\w-]*eager[\w-]*(?:\s+[^:\n]*)?:\s*$)[^\n]*?"
-                          r"\b(?:eager|graphs?[- ]off|no[- ]graphs?)\b(?![^\n]*\b(?:vs\.?|versus|then|and|or)\b)", re.I)
-
-
-def _control_run(blocks) -> Iterator[Block]:
-    for block in blocks:
-        if block.role in (SUGGESTED, ALTERNATIVE):
-            block.role, block.why = DESCRIBED, "the eager control of a comparison"
-        yield block
-
-
-def _listed_as_dont(blocks) -> Iterator[Block]:
-    for block in blocks:
-        if block.role in (SUGGESTED, ALTERNATIVE):
-            block.role, block.why = COUNTEREXAMPLE, "listed under a don't label"
-        yield block
-
-
 def masked_code(text: str) -> str:
     """``text`` with its inline code spans blanked (their settings are read from the spans)."""
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
-
-
-def _described(blocks) -> Iterator[Block]:
-    """Settings in a Markdown quote are what the user (or a log) said: neither recommended nor
-    rejected by the answer."""
-    for block in blocks:
-        if block.role in (SUGGESTED, ALTERNATIVE):
-            block.role, block.why = DESCRIBED, "quoted, not recommended"
-        yield block
 
 
 def _table_blocks(cell) -> Iterator[Block]:

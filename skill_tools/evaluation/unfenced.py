@@ -135,6 +135,12 @@ def _yaml_document(body: list[str]) -> bool:
     from skill_tools.config.model import SECTIONS
     from skill_tools.evaluation.keys import _ENV_PARENTS
 
+    from skill_tools.evaluation.keys import _ARGV_KEYS
+
+    if isinstance(doc, dict) and any(k in _ARGV_KEYS and isinstance(v, list) and
+                                     sum(isinstance(x, str) and x.startswith("--") for x in v) >= 2
+                                     for k, v in doc.items()):
+        return True  # `args:` over `- --cuda-graph-impl=…` items: a launcher's argument list
     return isinstance(doc, dict) and len(doc) >= 2 and all(isinstance(k, str) and k.isidentifier() for k in doc) \
         and any(k in SECTIONS or k in _ENV_PARENTS for k in doc) \
         and any(isinstance(v, dict) and v and all(isinstance(k, str) and k.isidentifier() for k in v) for v in doc.values())

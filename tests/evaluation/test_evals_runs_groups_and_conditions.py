@@ -214,3 +214,55 @@ def test_variants_laid_over_a_base_are_judged_as_the_runs_they_make():
     bad = score_one("diagnose-nan-after-graphs", BISECT.replace('    "model.use_te_rng_tracker": True,\n    "rng.te_rng_tracker": True,\n', "")
                     % '"model.use_te_rng_tracker": False, "rng.te_rng_tracker": False')
     assert [c["score"] for c in checks_of(bad, "options")] == [0.0] and not bad["passed"]
+
+
+ARGV_YAML = """\
+# launch args for the MoE run (megatron-core 0.19)
+args:
+  - --num-experts=64
+  - --expert-model-parallel-size=8
+  - --moe-token-dispatcher-type=alltoall
+  - --overlap-moe-expert-parallel-comm
+  - --cuda-graph-impl=transformer_engine
+  - --cuda-graph-modules
+  - attn
+  - {module}
+  - --te-rng-tracker
+"""
+
+
+def test_a_yaml_argument_list_is_read_as_the_command_line_it_is():
+    cfg = extract_config(ARGV_YAML.format(module="moe_router"), era="current").config
+    assert cfg.get("model.cuda_graph_modules") == ["attn", "moe_router"]
+    assert cfg.get("model.overlap_moe_expert_parallel_comm") is True and not cfg.has("model.args")
+    row = score_one("delayed-wgrad-ep-overlap", ARGV_YAML.format(module="moe"))
+    assert not row["passed"] and any("captures excluded module" in f for f in row["fatal"])
+
+
+SED_SUMMARY = """\
+# Full-iteration graphs on 0.16 sync on the NaN checks inside capture: turn both off.
+sed -i \\
+  -e 's/^\\(\\s*check_for_nan_in_loss:\\s*\\).*/\\1false/' \\
+  -e 's/^\\(\\s*check_for_nan_in_grad:\\s*\\).*/\\1false/' \\
+  conf/run.yaml
+# resulting keys:
+#   rerun_state_machine.check_for_nan_in_loss: false
+#   ddp.check_for_nan_in_grad: {grad}
+#   model.cuda_graph_impl: local
+#   model.cuda_graph_scope: [full_iteration]     # 0.16 spelling
+
+# (or pass the same keys as overrides:
+#   rerun_state_machine.check_for_nan_in_loss=false ddp.check_for_nan_in_grad={grad}).
+"""
+
+
+def test_a_config_the_comments_spell_out_as_the_result_is_read():
+    right = score_one("diagnose-log-nan-assert", SED_SUMMARY.format(grad="false"))
+    assert right["passed"], right["fatal"]
+    assert right["config"]["values"]["ddp.check_for_nan_in_grad"] is False
+    wrong = score_one("diagnose-log-nan-assert", SED_SUMMARY.format(grad="true"))
+    assert not wrong["passed"]
+    # the same lines under a label that says what was there before are not the answer's config
+    before = SED_SUMMARY.replace("# resulting keys:", "# the keys before the edit:").replace(
+        "# (or pass the same keys as overrides:", "# (the old overrides were:")
+    assert not extract_config(before, era="legacy").config.has("model.cuda_graph_scope")
