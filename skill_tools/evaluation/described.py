@@ -41,3 +41,8 @@ _CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|acc
 #: "With `use_te_rng_tracker=False`, Bridge's provider fails with …": the case a failure is about.
 _WITH_FAILS = re.compile(r"^\W*with\s*[`'\"]?$", re.I), \
     re.compile(r"^(?:`[^`]*`|[^.;`]){0,160}?\b(?:fails?|raises?|asserts?|errors? out|crash(?:es)?|is refused|is rejected)\b", re.I)
+
+
+#: What to search for, not what to set: "grep your launch scripts for `--cuda-graph-scope` and
+#: `--enable-cuda-graph`", "look for `x` in the log".
+_SEARCHED = re.compile(r"\b(?:grep|search|scan|look|check)(?:\s+\w+){0,5}?\s+for\s+(?:[`'\"][^`'\"]*[`'\"](?:,?\s*(?:and|or)?\s*))*[`'\"]?$", re.I)

@@ -14,7 +14,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import _CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _UNLESS_LIST, _WITH_FAILS
+from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _SEARCHED,
+                                             _UNLESS_LIST, _WITH_FAILS)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
@@ -230,6 +231,8 @@ class LinePolarity:
         head = head[lead.end():] if lead else head  # negation states the case, it does not reject X
         if _NEW_SIDE.search(head):
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
+        if _SEARCHED.search(text[max(s_lo, start - 160):start]):
+            return Polarity(DESCRIBED, era, "names what to search for")
         if _CAUSE.search(head) or (_WITH_FAILS[0].search(text[s_lo:start]) and _WITH_FAILS[1].search(text[end:s_hi])):
             return Polarity(DESCRIBED, era, "names the case a reason or a failure is about")
         if _UNLESS_LIST.search(text[s_lo:start]):

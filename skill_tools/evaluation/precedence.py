@@ -10,6 +10,7 @@ from typing import Any
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.fragments import SUGGESTED, Block
+from skill_tools.evaluation.polarity import ALTERNATIVE
 
 #: Where an answer writes its config down (a code block, a table row, a changed file), as against
 #: mentioning a setting in a sentence.
@@ -42,12 +43,16 @@ def outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
     outranks them; they are kept as described. Returns, by block id, the block with those settings
     removed (its ``cfg`` None when nothing is left)."""
     written: dict[str, Any] = {}
-    for b in blocks:
-        if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None and \
-                (b.era is None or era is None or b.era == era):
-            written.update(b.cfg.values)
+    for role in (SUGGESTED, ALTERNATIVE):  # an answer that writes its configs only as options ("Option A:
+        for b in blocks:                   # …", "Option B: …") outranks a sentence's mention with them
+            if b.origin in WRITTEN_ORIGINS and b.role == role and b.cfg is not None and b.error is None and \
+                    (b.era is None or era is None or b.era == era):
+                written.update(b.cfg.values)
+        if written:
+            break
     if not written:
         return {}
+    only_options = role == ALTERNATIVE  # then a mention restates an option at best: it sets no main value
     graph_written = any(k in written for k in _GRAPH_GROUP)
     out: dict[int, Block] = {}
     for b in blocks:
@@ -55,7 +60,8 @@ def outranked(blocks: list[Block], era: str | None) -> dict[int, Block]:
         if b.origin in WRITTEN_ORIGINS or b.role != SUGGESTED or label or b.cfg is None:
             continue
         drop = [k for k, v in b.cfg.values.items()
-                if (k in written and written[k] != v) or (k in _GRAPH_GROUP and k not in written and graph_written)]
+                if (k in written and (written[k] != v or only_options))
+                or (k in _GRAPH_GROUP and (k not in written or only_options) and graph_written)]
         if not drop:
             continue
         kept = CanonicalConfig(source=b.cfg.source, fmt=b.cfg.fmt)

@@ -266,3 +266,42 @@ def test_a_config_the_comments_spell_out_as_the_result_is_read():
     before = SED_SUMMARY.replace("# resulting keys:", "# the keys before the edit:").replace(
         "# (or pass the same keys as overrides:", "# (the old overrides were:")
     assert not extract_config(before, era="legacy").config.has("model.cuda_graph_scope")
+
+
+def test_what_to_search_for_is_not_what_to_set():
+    from skill_tools.evaluation.polarity import LinePolarity
+
+    s = ("Also grep your launch scripts for `--cuda-graph-scope` and `--enable-cuda-graph` and switch them "
+         "to `--cuda-graph-impl full_iteration`.")
+    roles = [LinePolarity(s).at(s.find(w), s.find(w) + len(w)).role
+             for w in ("`--cuda-graph-scope`", "`--enable-cuda-graph`", "`--cuda-graph-impl full_iteration`")]
+    assert roles == ["described", "described", "suggested"]
+
+
+OPTIONS_ONLY = '''\
+"""Why packed SFT trips TE graphs: TE-scoped graphs (cuda_graph_impl="transformer_engine") replay
+through a path that accepts only Tensor inputs.
+
+Option A: no graphs for packed SFT.
+Option B: offline packing with static shapes.
+"""
+
+
+def option_a(cfg):
+    cfg.model.cuda_graph_impl = "none"
+    return cfg
+
+
+def option_b(cfg):
+    cfg.dataset.pad_to_max_length = True
+    cfg.model.cuda_graph_impl = "transformer_engine"
+    cfg.model.cuda_graph_modules = ["attn"]
+    cfg.rng.te_rng_tracker = True
+    return cfg
+'''
+
+
+def test_a_mention_in_prose_is_no_main_config_where_the_answer_writes_only_options():
+    ex = extract_config(OPTIONS_ONLY, era="current")
+    assert not ex.config.has("model.cuda_graph_impl")  # the docstring names TE graphs; it asks for nothing
+    assert "transformer_engine" in {o.get("model.cuda_graph_impl") for o in ex.alternatives}
