@@ -137,6 +137,11 @@ def _a_field_there(key: str) -> bool:
     return known is None or rest.split(".", 1)[0] in known
 
 
+#: A group that names a config object of its own (NeMo-RL's ``mcore_generation_config``, ``megatron_cfg``):
+#: its fields configure that object, not the section around it.
+_HOLDER = re.compile(r"(?:^|_)(?:config|cfg|conf|args|kwargs|overrides|params)$")
+
+
 def _ungrouped(key: str) -> str:
     """``model.cuda_graphs.cuda_graph_impl`` -> ``model.cuda_graph_impl``: a grouping table the
     answer invents inside a section (TOML ``[model.cuda_graphs]``) whose leaf is a field of that
@@ -148,8 +153,8 @@ def _ungrouped(key: str) -> str:
     if len(parts) != 3:
         return key
     known = section_keys().get(parts[0])
-    if not known or parts[1] in known or parts[2] not in known or parts[1].startswith("_"):
-        return key  # a `_common: &anchor` template is not a setting
+    if not known or parts[1] in known or parts[2] not in known or parts[1].startswith("_") or _HOLDER.search(parts[1]):
+        return key  # a `_common: &anchor` template is no setting; `mcore_generation_config` is another config
     return f"{parts[0]}.{parts[2]}"
 
 

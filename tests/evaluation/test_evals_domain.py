@@ -153,6 +153,9 @@ CASES += [
     ("diagnose-nan-after-graphs", "nan-full-iteration-dropless-moe",
      NAN_OK.replace("transformer_engine\n  cuda_graph_modules: [attn]", "full_iteration\n  cuda_graph_modules: []"), NAN_OK),
     ("rl-colocated-eager-decode", "colocated-scope-change", RL_OK.replace("scope: block", "scope: layer"), RL_OK),
+    ("rl-colocated-eager-decode", "rl-persist-without-policy-graphs",
+     RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: true\n"),
+     RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: false\n")),
     ("inference-parity-padded-shapes", "parity-scope-change",
      "Block replay is stale here: switch to `inference_cuda_graph_scope=\"layer\"`.\n", PARITY_OK),
     # a decision the question's numbers rule out, and a measurement setting that breaks the capture

@@ -305,3 +305,10 @@ def test_a_mention_in_prose_is_no_main_config_where_the_answer_writes_only_optio
     ex = extract_config(OPTIONS_ONLY, era="current")
     assert not ex.config.has("model.cuda_graph_impl")  # the docstring names TE graphs; it asks for nothing
     assert "transformer_engine" in {o.get("model.cuda_graph_impl") for o in ex.alternatives}
+
+
+def test_a_named_config_object_is_not_collapsed_into_the_section():
+    text = (f"{F}yaml\nmodel:\n  mcore_generation_config:\n    cuda_graph_impl: local\n"
+            f"  megatron_cfg:\n    cuda_graph_impl: none\n{F}\n")
+    cfg = extract_config(text, era="current").config
+    assert not cfg.has("model.cuda_graph_impl")
