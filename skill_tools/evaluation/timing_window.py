@@ -45,7 +45,7 @@ _EXCLUDES = re.compile(r"(?<![a-z])(?:exclud\w*|skip\w*|drop\w*|discard\w*|ignor
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
 #: On normalised text, where "1-50" reads "1 50".
-_RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*(\d{1,5})(?![\d.%])")
+_RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*(\d{1,5})(?![\d%]|\.\d)")  # "1-10." ends a sentence
 _FIRST_N = re.compile(r"(?<![a-z])(?:the\s+)?first\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
                       r")\s+(?:\w+\s+)?(?:iterations|iters|steps)")
 _FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\w+\s+)?(?:iteration|iter|step)(?![a-z])")

@@ -312,3 +312,13 @@ def test_a_named_config_object_is_not_collapsed_into_the_section():
             f"  megatron_cfg:\n    cuda_graph_impl: none\n{F}\n")
     cfg = extract_config(text, era="current").config
     assert not cfg.has("model.cuda_graph_impl")
+
+
+def test_a_timed_range_that_ends_its_sentence_is_read():
+    base = ("Bring-up: `cuda_graph_impl=\"transformer_engine\"`, `cuda_graph_modules=[\"attn\"]`, "
+            "`cuda_graph_warmup_steps=3`, both TE RNG tracker flags; keep seq_length and micro_batch_size fixed.\n\n"
+            "Run 10 iterations of each and take the mean iteration time over iterations {window}.\n")
+    bad = score_one("dense-te-scoped-bringup", base.format(window="1-10"))
+    assert [c["score"] for c in checks_of(bad, "timing_window")] == [0.0]
+    good = score_one("dense-te-scoped-bringup", base.format(window="6-10"))
+    assert [c["score"] for c in checks_of(good, "timing_window")] == [None]
