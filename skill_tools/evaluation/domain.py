@@ -13,7 +13,7 @@ the task's rules against them:
   keywords under the callee's last name (``py:TrainingArguments.bf16``), its positional arguments
   (``py:autotune.#1``), the call itself (``py:autotune()``), a kernel launch ``k[grid](…)`` as
   ``py:k[].BLOCK_SIZE``, dict literals flattened below them (a bare one below ``py:{}``),
-  assignments as ``py:=NAME``; code spans in sentences that recommend them are read the same way.
+  assignments as ``py:=NAME``, a definition's decorators, outermost first, as ``py:@NAME``; code spans in sentences that recommend them are read the same way.
 
 A rule is ``{"id", "when": [cond, …], "unless": [cond, …], "message", "source"}``; it fires when
 every ``when`` condition holds and no ``unless`` condition does. A condition is ``{"path": regex}``
@@ -98,6 +98,10 @@ def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
             for kw in node.keywords:
                 if kw.arg is not None:  # BLOCK_SIZE=_block_size(n) is what _block_size returns
                     _put(out, f"py:{name}.{kw.arg}", returns.get(_called(kw.value), kw.value), source)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+            # its decorators, outermost first: "triton.jit triton.autotune" (the order they wrap it in)
+            out[f"py:@{node.name}"] = " ".join(_dotted(d.func if isinstance(d, ast.Call) else d) or "?"
+                                               for d in node.decorator_list)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Dict):  # a bare JSON/dict document
             _put(out, "py:{}", node.value, source)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -196,6 +200,8 @@ def _value_test(value: Any, cond: dict[str, Any]) -> bool:
         if _number(value) is None and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cond["not_in"]):
             return False  # a name or an expression (``= pp``): its value is not known here, so not outside the list
         return not any(_same(value, v) for v in cond["not_in"])
+    if "matches" in cond:  # a string value with that pattern ("triton.jit triton.autotune": jit outermost)
+        return isinstance(value, str) and re.search(cond["matches"], value) is not None
     if "lacks" in cond:  # a string value without a part ("PYTORCH_CUDA_ALLOC_CONF" without expandable segments)
         return isinstance(value, str) and cond["lacks"].lower() not in value.lower().replace(" ", "")
     num = _number(value)

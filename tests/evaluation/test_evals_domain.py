@@ -73,6 +73,11 @@ CASES = [
      "Log with TORCH_LOGS=recompiles, then stop the shape guessing:\n```python\n"
      "torch._dynamo.config.automatic_dynamic_shapes = False\nmodel = torch.compile(model)\n```",
      "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
+    ("neg-triton-kernel", "triton-jit-outside-autotune",
+     "```python\n@triton.jit\n@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n_cols'])\n"
+     "def k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
+     "```python\n@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n_cols'])\n@triton.jit\n"
+     "def k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```"),
     ("neg-triton-kernel", "triton-num-warps-not-power-of-two",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=6)], key=['n_cols'])\n"
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```",
