@@ -91,6 +91,9 @@ def check_options(main: CanonicalConfig, options: list[CanonicalConfig],
             fix = set((err.get("fix") or {}).keys())
             if fix and not any(option.has(k) or k in option.env for k in fix):
                 continue  # a companion the option leaves unsaid: an option names what changes, not everything
+            if fix and all(option.has(k) and option.get(k) is None for k in fix):
+                continue  # the fix would undo what the option clears ("stay dropless: capacity None"): the
+                #           conflict is with a main setting the option leaves unsaid (padding to capacity)
             if (fix | keys) & case:
                 continue  # the option is offered for a case the rule reads ("if you run drop-and-pad")
             shown = ", ".join(f"{k}={option.get(k)!r}" for k in sorted(own) if option.has(k))

@@ -152,6 +152,12 @@ def _within(mentions: list[tuple[int, str]], starts: list[int], lo: int, hi: int
     return mentions[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
 
 
+_VERBS = frozenset({"drop", "remove", "skip", "disable", "delete", "omit", "turn off"})
+#: A verb followed by an object of its own ("drop overflow tokens"), not by a word that points back.
+_OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|flag|option|setting|knob|entirely|"
+                         r"altogether|too|also|as|if|when|for|to|and|or|in|on|with)\b)[a-z]{3,}")
+
+
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """(position, subject, object) of the first clause that binds a subject to an object."""
     norm = ctx.norm
@@ -178,6 +184,9 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
             if is_object and _negated(ctx, p, obj, lo, hi):
                 continue
+            if is_object and obj.lower() in _VERBS and _OWN_OBJECT.match(norm, p + len(obj)) and \
+                    not any(w in norm[p + len(obj):p + len(obj) + 30] for w in spec["subject"]):
+                continue  # "FLOPs on padding and drop overflow tokens": the verb has an object of its own
             if is_object and not _negation(ctx, end, p):
                 return pos, subj, obj
             break

@@ -46,3 +46,13 @@ _WITH_FAILS = re.compile(r"^\W*with\s*[`'\"]?$", re.I), \
 #: What to search for, not what to set: "grep your launch scripts for `--cuda-graph-scope` and
 #: `--enable-cuda-graph`", "look for `x` in the log".
 _SEARCHED = re.compile(r"\b(?:grep|search|scan|look|check)(?:\s+\w+){0,5}?\s+for\s+(?:[`'\"][^`'\"]*[`'\"](?:,?\s*(?:and|or)?\s*))*[`'\"]?$", re.I)
+
+#: A third party's setup named, then spelled out in an aside: "`qwen3_…_config` ships with full
+#: recompute (`recompute_granularity="full"`, …)".
+_SHIPS_WITH = re.compile(r"\b(?:ships with|comes with|defaults to|is configured with|already (?:has|sets|uses)|"
+                         r"(?:recipes?|scripts?) (?:set|sets|use|uses))(?:\s+[\w*-]+){0,4}\s*$", re.I)
+#: The same third-party statement in the languages answers are written in: "Las recetas Llama de
+#: Bridge ponen `x`", "les recettes … mettent `x`", "die Rezepte setzen `x`", "as receitas definem `x`".
+_RECIPES_SET = re.compile(r"\b(?:recetas?|recettes?|rezepte?|receitas?)\b(?:\s+[\w.-]+){0,4}\s+"
+                          r"(?:ponen|pone|usan|fijan|traen|activan|mettent|met|fixent|utilisent|activent|setzen|"
+                          r"verwenden|aktivieren|definem|usam|colocam|ativam)\s*[`'\"]?$", re.I)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _SEARCHED,
+                                             _RECIPES_SET, _SHIPS_WITH,
                                              _UNLESS_LIST, _WITH_FAILS)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -216,8 +217,9 @@ class LinePolarity:
         if re.match(r"\s(?:->|→|=>)\s+" + _VERDICT, text[hi:hi + 40]):
             return Polarity(REJECTED, era, "an arrow to a verdict")  # "`x` on 0.16 → rejected"
         aside = self._aside_opener(start)
-        if _DESCRIBES.search(text[max(lo, start - 90):start]) or \
-                (aside is not None and (_DESCRIBES.search(aside + "(") or _MODULE_NEEDS.search(aside[-120:]))) \
+        if _DESCRIBES.search(text[max(lo, start - 90):start]) or _RECIPES_SET.search(text[max(lo, start - 90):start]) or \
+                (aside is not None and (_DESCRIBES.search(aside + "(") or _MODULE_NEEDS.search(aside[-120:])
+                                        or _SHIPS_WITH.search(aside[-120:]))) \
                 or _MODULE_NEEDS.search(text[max(lo, start - 120):start]):  # "`moe` needs drop-and-pad: `x` and `y`"
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and _CONDITION.search(aside):
@@ -259,7 +261,7 @@ class LinePolarity:
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")
         case = _OTHER_SETUP.match(prefix)
-        if case and era_of(case.group(1)) is None:
+        if case and era_of(case.group(1) or "") is None:
             return Polarity(ALTERNATIVE, era, "an option for the setup an if-clause names")
         m = affirm or _LABEL.search(before)
         if m:
@@ -323,7 +325,9 @@ _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0
 _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
 _OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?)\b"
-                          r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b", re.I)
+                          r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b|"
+                          # "If you'd rather stay dropless, use …": the option for a preference (the "if" may sit on the line before)
+                          r"^\W*(?:if\s+|should\s+)?you(?:'d| would)?\s+(?:rather|prefer)\b()[^.;]*?,\s*(?:then\s+)?(?:use|set|switch to|add|put)\b", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
 _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
                         r"(?:alternative|option|fallback|plan b)\b", re.I)
@@ -334,11 +338,13 @@ _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|ano
 _INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change)|\*\*|$))|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
                            r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem(?:atic)? (?:config|setting|version|line)s?|"
                            r"your current|currently|you have)\b", re.I)
-_INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|"
+_INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|switch to|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead|adds?|alongside|next to the old|leav(?:e|ing) the old \w+ in)\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
-_SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?", re.I)
+_SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?|"
+                          # "recompute of modules that don't cover the router:": the clause qualifies a noun
+                          r"(?<=\w)\s+(?:that|which|who)\s+(?:don'?t|do not|doesn'?t|does not|never|won'?t|can'?t|cannot)\b[^,:;]*", re.I)
 
 
 def intro_polarity(intro: str, first_comment: str = "", section_era: str | None = None) -> Polarity:

@@ -322,3 +322,49 @@ def test_a_timed_range_that_ends_its_sentence_is_read():
     assert [c["score"] for c in checks_of(bad, "timing_window")] == [0.0]
     good = score_one("dense-te-scoped-bringup", base.format(window="6-10"))
     assert [c["score"] for c in checks_of(good, "timing_window")] == [None]
+
+
+def _role(sentence: str, span: str) -> str:
+    from skill_tools.evaluation.polarity import LinePolarity
+
+    i = sentence.find(span)
+    return LinePolarity(sentence).at(i, i + len(span)).role
+
+
+def test_third_party_setups_and_preferences_are_not_the_recommendation():
+    from skill_tools.evaluation.polarity import intro_polarity
+
+    assert intro_polarity("Switch to selective recompute of modules that don't cover the graphed router:").role == "suggested"
+    assert intro_polarity("Don't use this:").role == "counterexample"
+    assert _role("The recipe ships with **full recompute** (`recompute_granularity=\"full\"`, `recompute_num_layers=1`).",
+                 "`recompute_granularity=\"full\"`") == "described"
+    assert _role("Las recetas Llama de Bridge ponen `ddp.check_for_nan_in_grad = True`, así que apágala.",
+                 "`ddp.check_for_nan_in_grad = True`") == "described"
+    assert _role("If you'd rather stay dropless, use `moe_expert_capacity_factor=None` instead.",
+                 "`moe_expert_capacity_factor=None`") == "alternative"
+
+
+DROP_PAD = f"""\
+With drop-and-pad the MoE block can be captured.
+
+{F}python
+cfg.model.moe_expert_capacity_factor = 1.0
+cfg.model.moe_pad_expert_input_to_capacity = True
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_modules = ["attn", "moe"]
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+{F}
+
+Drop-and-pad is a trade-off: you spend FLOPs on padding and drop overflow tokens. If you'd rather stay
+dropless, use `["attn", "moe_router", "moe_preprocess"]` with `moe_expert_capacity_factor=None` instead.
+"""
+
+
+def test_a_dropless_option_and_a_verb_with_its_own_object_do_not_fail_a_drop_pad_answer():
+    row = score_one("moe-drop-pad-moe-scope", DROP_PAD)
+    assert row["passed"], row["fatal"]
+    assert row["config"]["values"]["model.moe_expert_capacity_factor"] == 1.0
+    # the claim itself is still caught when the verb's object is the pad flag
+    bad = DROP_PAD + "\nThe padding flag is optional; drop it if throughput matters.\n"
+    assert any("padding to capacity optional" in f for f in score_one("moe-drop-pad-moe-scope", bad)["fatal"])
