@@ -272,7 +272,7 @@ def _docker_arrays(body: str) -> str:
 #: A path as people write it: ``recipes/llama.py``, ``conf/x.yaml``, ``train.sh``.
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|ya?ml|sh|json|toml|cfg|ini|conf|slurm|sbatch|env))(?![\w/-])")
 #: "**Recipe 1:**", "Second recipe", "Config B", "Script 2": one of several configs the answer edits.
-_NAMED_PART = re.compile(r"\b((?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*(?:\d|[A-D]\b|one\b|two\b|three\b)|"
+NAMED_PART = re.compile(r"\b((?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*(?:\d|[A-D]\b|one\b|two\b|three\b)|"
                          r"(?:first|second|third|other)\s+(?:recipe|config|configuration|script|launcher|file|job))", re.I)
 _FENCE_PATH = re.compile(r"^\s*(?:`{3,}|~{3,})\s*[\w+.-]*\s*(?::|\s+(?:title|file(?:name)?)=[\"']?)\s*([^\s\"'`]+)")
 _DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ b?/?(\S+)|--- a/(\S+))", re.M)
@@ -286,7 +286,7 @@ def file_named(fence_line: str, before: list[str]) -> str | None:
         return m.group(1)
     lead = next((ln.strip() for ln in reversed(before) if ln.strip()), "")
     if lead and len(lead) <= 120:
-        m = _PATH.search(lead) or _NAMED_PART.search(lead)
+        m = _PATH.search(lead) or NAMED_PART.search(lead)
         if m:
             return m.group(1).lower()
     return None

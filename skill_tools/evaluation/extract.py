@@ -16,6 +16,7 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,7 @@ class Extraction:
         outranked = _outranked(written, era)
         impl_file: str | None = None  # the file whose block set the implementation
         impl_group = -1  # and that block's fence
+        file_alt: dict[str, int] = {}  # another file's config, once offered: its later blocks join it
         for b in written + words:
             if b.cfg is None or b.error is not None or b.role in (REJECTED, DESCRIBED):
                 continue
@@ -112,9 +114,12 @@ class Extraction:
                 continue
             elif b.role == ALTERNATIVE:
                 offer(b)
+            elif b.origin in WRITTEN_ORIGINS and b.file and b.file in file_alt and b.file != impl_file:
+                _merge(alts[file_alt[b.file]], b.cfg)  # the rest of that other file's config
             elif b.origin in WRITTEN_ORIGINS and b.file and impl_file and b.file != impl_file and \
-                    _impl_of(b.cfg) not in (None, _impl_of(config)):
-                offer(b)  # another file with another implementation: its own config, judged on its own
+                    (_impl_of(b.cfg) not in (None, _impl_of(config)) or (_NAMED.match(b.file) and _NAMED.match(impl_file))):
+                offer(b)  # another file with another implementation (or another named recipe): its own config
+                file_alt[b.file] = len(alts) - 1
             elif b.origin not in WRITTEN_ORIGINS and restates_option(b.cfg, alts, config):
                 continue  # that other config's setting mentioned again
             else:
@@ -232,6 +237,11 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
+
+
+#: A part the answer names rather than a path ("recipe 2", "config b"): one of several configs, never
+#: two files of one run (a YAML and its launch script).
+_NAMED = re.compile(r"^(?:(?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*\w+|(?:first|second|third|other)\s+\w+)$")
 
 
 def _settle(block: Block) -> None:

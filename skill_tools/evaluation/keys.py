@@ -158,6 +158,13 @@ def _ungrouped(key: str) -> str:
     return f"{parts[0]}.{parts[2]}"
 
 
+def _placeholder(value: Any) -> bool:
+    """``...``, ``…``, ``[...]``, ``<...>``: an elided value, not one to judge."""
+    if isinstance(value, list):
+        return bool(value) and all(_placeholder(v) for v in value)
+    return isinstance(value, str) and value.strip(" <>[]'\"") in ("...", "…")
+
+
 def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
@@ -177,8 +184,8 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
         elif isinstance(value, (list, dict)):
             _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():
-        if key in argv:
-            continue
+        if key in argv or _placeholder(value):
+            continue  # `cuda_graph_modules = [...]` in a sentence stands for any list: no value
         parts = key.split(".")
         if len(parts) >= 2 and _model_root(parts[0]):
             parts = ["model"] + parts[1:]

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from skill_tools.evaluation.envelopes import NAMED_PART
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import ALTERNATIVE
 
@@ -60,6 +61,7 @@ class Section:
     phased: bool = False  # the labels are a runbook's phases ("## Phase 0 — profile", "## Phase 2 — TE on attn")
     first: int | None = None  # the first phase that writes a config (earlier phases only prepare)
     in_item: bool = False  # the last prose line belongs to a list item (its first line or an indented continuation)
+    part: str | None = None  # the config a Markdown heading names ("### Recipe 2: TE-scoped graphs")
 
     def heading(self, line: str, era: str | None) -> None:
         """A Markdown heading or bold lead line: an option label opens an option; another heading
@@ -67,6 +69,9 @@ class Section:
         level_m = _HEADING_LEVEL.match(line)
         level = len(level_m.group(1)) if level_m else 7
         self.era = era
+        if level < 7:  # the blocks under "### Recipe 2" write recipe 2's config, as under a line naming it
+            part = NAMED_PART.search(line)
+            self.part = part.group(1).lower() if part else None
         if self.label(line):
             return
         self.hedge = None
@@ -109,6 +114,8 @@ class Section:
         blocks = list(blocks)
         for b in blocks:
             b.option = self.option
+            if b.file is None and self.part is not None and b.origin in ("fenced", "unfenced", "table"):
+                b.file = self.part
         if self.phased and self.first is None and any(b.role == SUGGESTED and b.origin in ("fenced", "unfenced")
                                                       for b in blocks):
             self.first = self.option  # a runbook's phases: the first phase that writes a config is the plan

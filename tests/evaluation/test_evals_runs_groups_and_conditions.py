@@ -368,3 +368,50 @@ def test_a_dropless_option_and_a_verb_with_its_own_object_do_not_fail_a_drop_pad
     # the claim itself is still caught when the verb's object is the pad flag
     bad = DROP_PAD + "\nThe padding flag is optional; drop it if throughput matters.\n"
     assert any("padding to capacity optional" in f for f in score_one("moe-drop-pad-moe-scope", bad)["fatal"])
+
+
+TWO_RECIPES = f"""\
+### Recipe 1: whole-iteration graph
+
+| | 0.16 | 0.19 |
+|---|---|---|
+| impl | `enable_cuda_graph = True` | `cuda_graph_impl = "full_iteration"` |
+| coverage | `cuda_graph_scope = ["full_iteration"]` | `cuda_graph_modules = []` |
+
+{F}python
+cfg.model.cuda_graph_impl = "full_iteration"
+cfg.model.cuda_graph_modules = []
+cfg.model.cuda_graph_scope = None
+cfg.rerun_state_machine.check_for_nan_in_loss = False
+cfg.ddp.check_for_nan_in_grad = False
+{F}
+
+### Recipe 2: TE-scoped graphs
+
+| | 0.16 | 0.19 |
+|---|---|---|
+| impl | `cuda_graph_impl = "transformer_engine"` | unchanged |
+| coverage | `cuda_graph_scope = ["attn", "moe_router"]` | `cuda_graph_modules = ["attn", "moe_router"]` |
+
+{F}python
+cfg.model.cuda_graph_impl = "transformer_engine"
+cfg.model.cuda_graph_scope = None
+cfg.model.cuda_graph_modules = ["attn", "moe_router"]
+{F}
+
+Recipes often set `cfg.model.cuda_graph_scope = "full"`, so adding only `cuda_graph_modules = [...]` fails.
+
+### What I would not do
+- Use `cuda_graph_impl="local"` with `attn` as a workaround.
+"""
+
+
+def test_recipes_named_by_their_headings_are_separate_configs():
+    ex = extract_config(TWO_RECIPES, era="current")
+    assert ex.config.get("model.cuda_graph_impl") == "full_iteration"
+    assert ex.config.get("model.cuda_graph_modules") == []  # recipe 2's list is recipe 2's
+    assert any(o.get("model.cuda_graph_modules") == ["attn", "moe_router"] for o in ex.alternatives)
+    # "[...]" stands for any list, and the list under "What I would not do" is not offered
+    assert all(o.get("model.cuda_graph_impl") != "local" for o in ex.alternatives)
+    row = score_one("migrate-016-to-019", TWO_RECIPES)
+    assert not [f for f in row["fatal"] if "full-iteration-modules-not-empty" in f or "scope-unknown" in f]
