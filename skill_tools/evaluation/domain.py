@@ -38,6 +38,7 @@ from typing import Any, Iterator
 from skill_tools.config.pysource import parse
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult
 from skill_tools.evaluation.programs import diff_programs, literal_programs
+from skill_tools.evaluation.decorated import autotune_bindings
 from skill_tools.evaluation.fragments import SUGGESTED, WORDS
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment", WORDS)
@@ -85,7 +86,7 @@ _SPAN = re.compile(r"(?<!`)`([^`\n]{3,300})`(?!`)")
 
 
 def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = autotune_bindings(tree)
     returns = _one_line_functions(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):

@@ -45,7 +45,9 @@ def field_dicts(source: str) -> Iterator[tuple[str, str | None, bool, str, int]]
             continue
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
                 and not value.args and all(kw.arg for kw in value.keywords) \
-                and {kw.arg for kw in value.keywords} & {"cuda_graph_modules", "cuda_graph_scope"}:  # not a base to extend
+                and {kw.arg for kw in value.keywords} & {"cuda_graph_modules", "cuda_graph_scope", "cuda_graph_impl",
+                                                         "inference_cuda_graph_scope"} \
+                and not _extended(target, source):
             value = ast.Dict(keys=[ast.Constant(kw.arg) for kw in value.keywords],  # CFG = dict(x=1, …)
                              values=[kw.value for kw in value.keywords])
         if not (isinstance(target, ast.Name) and isinstance(value, ast.Dict)):
@@ -57,6 +59,16 @@ def field_dicts(source: str) -> Iterator[tuple[str, str | None, bool, str, int]]
             era = "legacy" if _LEGACY_NAME.search(name) and not _CURRENT_NAME.search(name) else \
                 "current" if _CURRENT_NAME.search(name) and not _LEGACY_NAME.search(name) else None
             yield name, era, bool(_AVOID_NAME.search(name)), lines, node.lineno
+
+
+def _extended(target: ast.AST, source: str) -> bool:
+    """``BASE = dict(…)`` that other dicts extend (``dict(BASE, x=1)``, ``{**BASE, …}``, ``BASE | {…}``):
+    a base, not the settings themselves."""
+    if not isinstance(target, ast.Name):
+        return False
+    name = re.escape(target.id)
+    return bool(re.search(rf"\bdict\(\s*{name}\s*[,)]|\*\*{name}\b|\b{name}\s*\||\b{name}\.copy\(|deepcopy\(\s*{name}\s*\)",
+                          source))
 
 
 def _as_overrides(data: dict[str, Any]) -> str | None:

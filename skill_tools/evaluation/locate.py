@@ -31,7 +31,7 @@ from skill_tools.evaluation.prose_patterns import (
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
 from skill_tools.evaluation.doc_fences import as_fences
 from skill_tools.evaluation.field_dicts import field_dict_blocks
-from skill_tools.evaluation.spans import _inline_code, _kv, _message, table_pair_blocks
+from skill_tools.evaluation.spans import _inline_code, _kv, _message, placed_by_owner, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
 _LANG = {
@@ -310,7 +310,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
             cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means
             yield Block("hydra", _DROPPAD_KEYS, ln, "prose", DESCRIBED, why=IF_CASE)
-        for block in _inline_code(m.group(1), ln, p.role):
+        for block in _inline_code(placed_by_owner(m.group(1), text[max(0, m.start() - 60):m.start()]), ln, p.role):
             block.era, block.why = p.era, p.why
             yield block
     for m in _PROSE_TO.finditer(text):

@@ -41,6 +41,7 @@ from skill_tools.evaluation.domain import check_domain
 from skill_tools.evaluation.config_checks import _same
 from skill_tools.evaluation.fragments import SUGGESTED
 from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED
+from skill_tools.evaluation.recipe_vars import expanded
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,6 +75,12 @@ def check_concept(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if hits:
         return CheckResult("concept", name, 0.0, f"mentions {name} but not {', '.join(map(repr, missing_all))}",
                            quote(ctx.text, hits[0][0]))
+    filled = expanded(ctx.text)  # `{{st}} recommend` under `st := "skill-tools"`: what the user types
+    found = [t for t in spec["any"] if normalise(t) in normalise(filled)] if filled != ctx.text and not required_all else []
+    if found:
+        term = found[0]
+        return CheckResult("concept", name, 1.0, f"mentions {name} ({term!r}) once the recipe file's variables "
+                           "are filled in", term)
     if ctx.prose_language != "en":
         return CheckResult("concept", name, 0.5, f"half credit: the answer's prose is not in English and {name} is "
                            f"looked for by English words ({', '.join(spec['any'][:4])}); a judge (--judge-cmd) reads it")

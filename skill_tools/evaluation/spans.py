@@ -49,6 +49,21 @@ def table_pair_blocks(cell) -> Iterator[Block]:
         yield block
 
 
+#: The section a sentence names as the owner of the setting that follows: "the dataset's `x=…`",
+#: "the DDP config's `x`", "rng section: `x`".
+_OWNER = re.compile(r"\b(?:the\s+)?(dataset|ddp|rng|train|optimizer|checkpoint|logger|scheduler|tokenizer|"
+                    r"rerun_state_machine|mixed_precision|comm_overlap)(?:'s|\s+(?:config|section|block)(?:'s)?)\s*:?\s*$", re.I)
+
+
+def placed_by_owner(code: str, before: str) -> str:
+    """``pad_to_max_length=True`` after "the dataset's" is ``dataset.pad_to_max_length=True``: a bare
+    key the sentence places in a section (readers otherwise put bare keys under ``model.``)."""
+    m = _OWNER.search(before)
+    if m and re.match(r"^[a-z][a-z0-9_]*\s*(?:=|:\s)", code.strip()):
+        return f"{m.group(1).lower()}.{code.strip()}"
+    return code
+
+
 def _inline_code(code: str, ln: int, role: str) -> Iterator[Block]:
     code = code.strip()
     if _DANGER_TEXT.search(code):

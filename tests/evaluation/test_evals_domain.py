@@ -91,7 +91,14 @@ CASES = [
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n```"),
-    ("neg-triton-kernel", "triton-autotuned-meta-passed-at-launch",
+    ("neg-triton-kernel", "triton-autotuned-meta-passed-at-launch",  # configs it cannot follow: any kernel's
+     "```python\nfrom tuning import BASE_CONFIGS\n@triton.autotune(configs=BASE_CONFIGS, key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n\n"
+     "extra = [triton.Config({'BLOCK_SIZE': 2048})]\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
+     "```python\nfrom tuning import BASE_CONFIGS\n@triton.autotune(configs=BASE_CONFIGS, key=['n_cols'])\n"
+     "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n\n"
+     "extra = [triton.Config({'BLOCK_SIZE': 2048})]\nk[(rows,)](x, n_cols)\n```"),
+    ("neg-triton-kernel", "triton-autotuned-meta-passed-at-launch-same-kernel",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"
      "@triton.jit\ndef k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    for off in tl.range(0, n_cols, BLOCK_SIZE):\n        pass\n\nk[(rows,)](x, n_cols, BLOCK_SIZE=1024)\n```",
      "```python\n@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4)], key=['n_cols'])\n"

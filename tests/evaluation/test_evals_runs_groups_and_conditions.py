@@ -415,3 +415,30 @@ def test_recipes_named_by_their_headings_are_separate_configs():
     assert all(o.get("model.cuda_graph_impl") != "local" for o in ex.alternatives)
     row = score_one("migrate-016-to-019", TWO_RECIPES)
     assert not [f for f in row["fatal"] if "full-iteration-modules-not-empty" in f or "scope-unknown" in f]
+
+
+def test_a_named_dict_of_graph_fields_and_a_base_that_others_extend():
+    serving = (f"{F}python\nmodel_config_overrides = dict(\n    cuda_graph_impl=\"local\",\n"
+               f"    inference_cuda_graph_scope=\"block\",\n    use_te_rng_tracker=True,\n)\n{F}\n")
+    cfg = extract_config(serving, era="current").config
+    assert cfg.get("model.cuda_graph_impl") == "local" and cfg.get("model.inference_cuda_graph_scope") == "block"
+    base = serving.replace("model_config_overrides", "BASE").replace(f")\n{F}", f")\nkw = dict(BASE)\nkw['x'] = 1\n{F}")
+    assert not extract_config(base, era="current").config.has("model.cuda_graph_impl")
+
+
+def test_a_recipe_files_variables_are_filled_in_for_the_commands_it_names():
+    from skill_tools.evaluation.recipe_vars import expanded
+
+    just = 'st := "skill-tools"\ncfg := "a.yaml"\n\nrecommend:\n    {{st}} recommend {{cfg}} --json\n'
+    assert "skill-tools recommend a.yaml --json" in expanded(just)
+    assert expanded("no variables here: {{x}}") == "no variables here: {{x}}"
+    make = "ST = skill-tools\nvalidate:\n\t$(ST) validate conf.yaml\n"
+    assert "skill-tools validate conf.yaml" in expanded(make)
+
+
+def test_a_bare_key_the_sentence_places_in_a_section():
+    from skill_tools.evaluation.spans import placed_by_owner
+
+    assert placed_by_owner("pad_to_max_length=True", "Leave the dataset's ") == "dataset.pad_to_max_length=True"
+    assert placed_by_owner("pad_to_max_length=True", "Leave the ") == "pad_to_max_length=True"
+    assert placed_by_owner("model.x=1", "the dataset's ") == "model.x=1"
