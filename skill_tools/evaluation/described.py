@@ -56,3 +56,9 @@ _SHIPS_WITH = re.compile(r"\b(?:ships with|comes with|defaults to|is configured 
 _RECIPES_SET = re.compile(r"\b(?:recetas?|recettes?|rezepte?|receitas?)\b(?:\s+[\w.-]+){0,4}\s+"
                           r"(?:ponen|pone|usan|fijan|traen|activan|mettent|met|fixent|utilisent|activent|setzen|"
                           r"verwenden|aktivieren|definem|usam|colocam|ativam)\s*[`'\"]?$", re.I)
+
+#: One side of an A/B ("`impl=none` vs your current `transformer_engine`"), named in a line that compares.
+_VERSUS = re.compile(r"\s*(?:vs\.?|versus)\s", re.I)
+_COMPARES = re.compile(r"\b(?:a/b|compare|comparison|baseline)\b", re.I)
+#: A short phrase in scare quotes ("slowly wrong", “not captured”): what something is called.
+_SCARE_QUOTED = re.compile(r"[\"“](?=[A-Za-z]+[ -])[A-Za-z]+(?:[ -][A-Za-z]+){1,3}[\"”]")

@@ -106,6 +106,14 @@ _PAYLOAD_KEYS = ("new_string", "new_str", "new_text", "replacement", "content", 
 _PAYLOAD_KEY = re.compile(r'"(?:' + "|".join(_PAYLOAD_KEYS) + r')\\?"\s*:')
 
 
+#: A document's key for the config it recommends ("fixed_config", "after", "recommended") and for
+#: the one it starts from ("input", "before", "original"): :func:`keys.normalise_keys` keeps the first.
+RESULT_KEY = re.compile(r"^(?:fixed|fixed_config|corrected|corrected_config|after|recommended|recommendation|"
+                        r"suggested|suggested_config|proposed|proposed_config|new_config|result|final|final_config)$", re.I)
+SOURCE_KEY = re.compile(r"^(?:input|before|original|original_config|current|current_config|old|old_config|"
+                        r"given|user_config)$", re.I)
+
+
 def tool_payload(body: str) -> str | None:
     """What a tool call written as JSON writes or runs (``{"tool": "edit_file", "new_string": "…"}``,
     ``{"name": "bash", "arguments": "{\\"command\\": …}"}``): its payload text, or None when
@@ -117,6 +125,8 @@ def tool_payload(body: str) -> str | None:
         obj = json.loads(body)
     except (ValueError, RecursionError):
         return None
+    if isinstance(obj, dict) and any(RESULT_KEY.match(str(k)) and isinstance(v, dict) for k, v in obj.items()):
+        return None  # a report that carries the fixed config ({"command": …, "fixed_config": {…}}): read whole
     for _ in range(3):  # {"input": {...}}, {"function": {"arguments": "{...}"}}
         if not isinstance(obj, dict):
             return None
@@ -267,35 +277,6 @@ def _docker_arrays(body: str) -> str:
         return m.group(1) + shlex.join(argv)
 
     return _DOCKER_ARRAY.sub(command, joined)
-
-
-#: A path as people write it: ``recipes/llama.py``, ``conf/x.yaml``, ``train.sh``.
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|ya?ml|sh|json|toml|cfg|ini|conf|slurm|sbatch|env))(?![\w/-])")
-#: "**Recipe 1:**", "Second recipe", "Config B", "Script 2": one of several configs the answer edits.
-NAMED_PART = re.compile(r"\b((?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*(?:\d|[A-D]\b|one\b|two\b|three\b)|"
-                         r"(?:first|second|third|other)\s+(?:recipe|config|configuration|script|launcher|file|job))", re.I)
-_FENCE_PATH = re.compile(r"^\s*(?:`{3,}|~{3,})\s*[\w+.-]*\s*(?::|\s+(?:title|file(?:name)?)=[\"']?)\s*([^\s\"'`]+)")
-_DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ b?/?(\S+)|--- a/(\S+))", re.M)
-
-
-def file_named(fence_line: str, before: list[str]) -> str | None:
-    """The file a fenced block edits: ```` ```python:recipes/a.py ```` / ``title="a.py"``, or a short
-    line just above it that names a path ("**`recipes/a.py`**", "Updated `a.py`:")."""
-    m = _FENCE_PATH.match(fence_line)
-    if m and _PATH.search(m.group(1)):
-        return m.group(1)
-    lead = next((ln.strip() for ln in reversed(before) if ln.strip()), "")
-    if lead and len(lead) <= 120:
-        m = _PATH.search(lead) or NAMED_PART.search(lead)
-        if m:
-            return m.group(1).lower()
-    return None
-
-
-def diff_file(part: str) -> str | None:
-    """The file one part of a multi-file diff changes (its ``+++ b/…`` or ``diff --git`` header)."""
-    m = _DIFF_PATH.search(part)
-    return next((g for g in m.groups() if g), None) if m else None
 
 
 def _parsed(body: str) -> ast.Module | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from skill_tools.config import pysource
 from skill_tools.config.model import SECTIONS, CanonicalConfig
+from skill_tools.evaluation.envelopes import RESULT_KEY, SOURCE_KEY
 
 #: Python objects people name for MCore's TransformerConfig / Bridge's model provider.
 _MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf_config", "provider", "model_provider",
@@ -176,6 +177,9 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
     out.unparsed.extend(cfg.unparsed)
     aliases = rule_keys()
     argv = set()
+    heads = {k.split(".", 1)[0] for k in cfg.values}
+    if any(RESULT_KEY.match(h) for h in heads):  # {"input": {…}, "fixed_config": {…}}: the fix is the config
+        argv |= {k for k in cfg.values if SOURCE_KEY.match(k.split(".", 1)[0])}
     for key, value in cfg.values.items():
         last = key.rsplit(".", 1)[-1].lower()
         if last in _ARGV_KEYS and isinstance(value, list) and any(str(t).startswith("--") for t in value):

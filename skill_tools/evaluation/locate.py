@@ -13,8 +13,9 @@ from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _
 from skill_tools.evaluation.comments import comment_sentences, commented_configs
 from skill_tools.evaluation.recast import CONTROL_RUN, DONT_LABEL, INSTEAD, ITEM_OR_MORE, control_run, described_quote, listed_as_dont
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, diff_file, file_named,
-                                             nested_override_dicts, notebook_as_markdown, unwrap)
+from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, nested_override_dicts,
+                                             notebook_as_markdown, unwrap)
+from skill_tools.evaluation.file_names import diff_file, file_named
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
@@ -31,6 +32,7 @@ from skill_tools.evaluation.prose_patterns import (
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
 from skill_tools.evaluation.doc_fences import as_fences
 from skill_tools.evaluation.field_dicts import field_dict_blocks
+from skill_tools.evaluation.variants import shell_variant_dict
 from skill_tools.evaluation.spans import _inline_code, _kv, _message, placed_by_owner, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -173,6 +175,9 @@ def _fenced_blocks(body: str, kind: str, line: int, role: str) -> Iterator[Block
         body, docs = heredocs(body)  # cat > f <<EOF …, python - <<EOF with s.replace(old, new)
         for side, doc, at in docs:  # (the script is never a block: it is neither config nor run)
             yield from _fenced_blocks(doc, "auto", line + at, role if side == "new" else COUNTEREXAMPLE)
+        runs = shell_variant_dict(body)  # declare -A VARIANTS=( [A]="model.x=…" … ): the runs it sweeps
+        if runs is not None:
+            yield Block("python", runs, line, "fenced", role)
         for era, part in era_split(body, "shell") or [(None, body)]:  # if [ "$MCORE_MINOR" -ge 18 ]; then … else … fi
             for b in _shell_blocks(part, line, role, "fenced"):
                 b.era = b.era or era

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from skill_tools.evaluation.envelopes import NAMED_PART
+from skill_tools.evaluation.file_names import NAMED_PART
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import ALTERNATIVE
 
@@ -30,6 +30,9 @@ HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)
                    r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
                    r"fixes|solutions)\b|(?:have|need|must|get) to (?:choose|pick|decide)\b|"
                    r"\b(?:choose|pick|decide) between\b|"
+                   # a list of runs, one change each: every item is a run of its own
+                   r"\b(?:run|try) the following\b|\b(?:the following|these)\s+(?:runs|experiments|variants|bisect steps)\b|"
+                   r"\bone (?:change|thing|difference) per run\b|"
                    # the same in the other languages answers come in
                    r"\b(?:dos|tres|deux|trois|zwei|drei|due|tre|duas|três)\s+(?:\w+\s+)?(?:opciones|salidas|caminos|formas|"
                    r"maneras|soluciones|alternativas|options|solutions|façons|possibilités|optionen|wege|möglichkeiten|"

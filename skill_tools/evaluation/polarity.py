@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _SEARCHED,
-                                             _RECIPES_SET, _SHIPS_WITH,
+                                             _COMPARES, _RECIPES_SET, _SCARE_QUOTED, _SHIPS_WITH, _VERSUS,
                                              _UNLESS_LIST, _WITH_FAILS)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -171,6 +171,7 @@ class LinePolarity:
         text = f"{text} {trail}" if trail else text
         # Markdown emphasis is not a word ("Do **not** switch to"): blanked, offsets kept
         text = _EMPHASIS.sub(lambda m: " " * len(m.group(0)), text)
+        text = _SCARE_QUOTED.sub(lambda m: " " * len(m.group(0)), text)  # "slowly wrong" numerics: a name, no verdict
         self.text = text
         self.section_era = section_era
         masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
@@ -250,6 +251,8 @@ class LinePolarity:
         if m:
             return Polarity(REJECTED, era, f"{m.group(0).strip()!r} after it")
         prefix = sentence[: max(0, start - s_lo)]
+        if _VERSUS.match(text[end:end + 12]) and _COMPARES.search(self.text):
+            return Polarity(DESCRIBED, era, "a side of an A/B comparison")  # "`impl=none` vs your current `te`"
         if _CONTROL.search(prefix):
             return Polarity(DESCRIBED, era, "the eager control of a comparison")  # "an eager A/B (`impl: none`)"
         # "…, optionally widening to X; set Y": Y's own clause asks for it; "(2) keep … with Y" is option 2

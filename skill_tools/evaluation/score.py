@@ -351,8 +351,8 @@ class Scorer:
 
     def _validate(self, ex: Extraction, cfg: CanonicalConfig, era: Era) -> dict[str, Any] | None:
         """Rule findings for the answer's config laid over the task's stated setup."""
-        if not (ex.config.values or ex.config.env) or ex.unsafe:
-            return None  # an environment alone is advice too: `expandable_segments:True` on a graphed run
+        if not (ex.config.values or ex.config.env or ex.alternatives) or ex.unsafe:
+            return None  # an environment alone is advice too, and so are runs offered beside no main config
         key = hashlib.sha256(json.dumps([dict(cfg), cfg.env, era.mcore_version], sort_keys=True,
                                         default=str).encode()).hexdigest()
         if key in self._validation_cache:

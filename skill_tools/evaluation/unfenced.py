@@ -108,6 +108,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     head = body[1] if body[0].startswith("$ ") and len(body) > 1 else body[0]  # "$ git diff" and its output
     if head.startswith(("diff --git ", "--- a/", "Index: ")) and any(ln.startswith("@@ ") for ln in body):
         return "code"  # a unified diff pasted without a fence
+    if _json_object("\n".join(body)):
+        return "code"  # a JSON document pasted without a fence (a tool's report, an overrides payload)
     code = [ln.strip() for ln in body if ln.strip() and not _COMMENT.match(ln)]
     if sum(bool(QUOTED_PAIR.match(ln)) for ln in body) >= 2 or \
             (len(code) > 2 and code[-1] == "}" and braced_to_yaml("\n".join(body))):  # a whole document, not a "},"-ended part
@@ -120,6 +122,20 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
     if _python_statements("\n".join(body), one_line=len(body) == 1) or (len(real) >= 3 and _yaml_document(body)):
         return "code"
     return "prose"
+
+
+def _json_object(text: str) -> bool:
+    """A paragraph that is one JSON object with a dotted config key or a config section in it."""
+    import json
+
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")) or len(text) > 200_000:
+        return False
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and bool(re.search(r'"(?:model|rng|ddp|train|optimizer)[.":]', text))
 
 
 def _yaml_document(body: list[str]) -> bool:

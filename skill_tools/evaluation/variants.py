@@ -204,3 +204,32 @@ def _document_variant_blocks(block: Block) -> list[Block]:
                            why="the eager reference of a variants file" if off else "a variant of a variants file",
                            group=-(block.group * MAX_VARIANTS + i), keys=[], cfg=None, error=None, diff_new=[]))
     return out
+
+
+#: A bash associative array of runs: ``declare -A VARIANTS=( [A_eager]="model.x=none" [B]="…" )``.
+_SHELL_ARRAY = re.compile(r"^[ \t]*(?:declare|typeset|local)[ \t]+-A[ \t]+\w+[ \t]*=[ \t]*\((.*?)^[ \t]*\)", re.M | re.S)
+_SHELL_ENTRY = re.compile(r"\[([^\]\n]+)\][ \t]*=[ \t]*(?:\"([^\"]*)\"|'([^']*)'|(\S+))")
+
+
+def shell_variant_dict(body: str) -> str | None:
+    """A bash script's associative array of runs, each a string of Hydra overrides, as the Python
+    ``VARIANTS = {name: {dotted key: value}}`` it means (read by :func:`variant_overrides` like any
+    other variants dict); None without one. Values are parsed as Hydra reads them; nothing is run."""
+    import shlex
+
+    from skill_tools.config.read_flags import scalar
+
+    m = _SHELL_ARRAY.search(body)
+    if not m:
+        return None
+    runs: dict[str, dict[str, Any]] = {}
+    for entry in _SHELL_ENTRY.finditer(m.group(1)):
+        text = next(g for g in entry.groups()[1:] if g is not None)
+        try:
+            tokens = shlex.split(text)
+        except ValueError:
+            return None
+        pairs = [t.split("=", 1) for t in tokens if "=" in t and _DOTTED.match(t.split("=", 1)[0])]
+        if pairs:
+            runs[entry.group(1).strip("'\"")] = {k: scalar(v) for k, v in pairs}
+    return f"VARIANTS = {runs!r}\n" if len(runs) >= 2 else None

@@ -442,3 +442,64 @@ def test_a_bare_key_the_sentence_places_in_a_section():
     assert placed_by_owner("pad_to_max_length=True", "Leave the dataset's ") == "dataset.pad_to_max_length=True"
     assert placed_by_owner("pad_to_max_length=True", "Leave the ") == "pad_to_max_length=True"
     assert placed_by_owner("model.x=1", "the dataset's ") == "model.x=1"
+
+
+BASH_BISECT = """\
+Bisect, one change per run:
+
+```bash
+declare -A VARIANTS=(
+  [A_eager]="model.cuda_graph_impl=none"
+  [B_te_attn]="model.cuda_graph_impl=transformer_engine model.cuda_graph_modules=[attn] model.use_te_rng_tracker=true rng.te_rng_tracker=true"
+  [D_te_moe]="model.cuda_graph_impl=transformer_engine model.cuda_graph_modules=[D_MODULE] model.use_te_rng_tracker=true rng.te_rng_tracker=true"
+)
+for name in A_eager B_te_attn D_te_moe; do
+  python run_recipe.py ${VARIANTS[$name]}
+done
+```
+"""
+
+
+def test_a_bash_array_of_runs_is_read_as_variants():
+    from skill_tools.evaluation.variants import shell_variant_dict, variant_overrides
+
+    runs = variant_overrides(shell_variant_dict(BASH_BISECT.replace("D_MODULE", "moe")))
+    assert len(runs) == 3 and "model.cuda_graph_impl=none" in runs[0]
+    bad = score_one("diagnose-nan-after-graphs", BASH_BISECT.replace("D_MODULE", "moe"))
+    assert [c["score"] for c in checks_of(bad, "options")] == [0.0]
+    good = score_one("diagnose-nan-after-graphs", BASH_BISECT.replace("D_MODULE", "attn"))
+    assert not [c for c in checks_of(good, "options") if c["score"] == 0.0]
+
+
+RUN_LIST = """\
+Please run the following and attach the curves:
+
+1. **Baseline A/B.** `cuda_graph_impl=none` vs your current `transformer_engine` + `attn`.
+
+2. **Take RNG out.** The most common source of "slowly wrong" numerics is RNG: rerun the graph variant with \
+`model.use_te_rng_tracker={v}` and `rng.te_rng_tracker={v}`.
+"""
+
+
+def test_a_list_of_runs_offers_each_run_and_scare_quotes_are_no_verdict():
+    bad = score_one("diagnose-nan-after-graphs", RUN_LIST.format(v="False"))
+    assert not bad["passed"] and any("te-rng-tracker" in f for f in bad["fatal"])
+    ex = extract_config(RUN_LIST.format(v="False"), era="current")
+    assert not ex.config.has("model.cuda_graph_impl")  # one side of the A/B, not the recommendation
+    assert any(o.get("model.use_te_rng_tracker") is False for o in ex.alternatives)
+
+
+REPORT = """{
+  "command": "skill-tools validate cg.yaml --mcore-version 0.19.2 --json",
+  "input": {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_scope": ["moe", "moe_router"]},
+  "fixed_config": {"model.cuda_graph_impl": "transformer_engine", "model.cuda_graph_modules": %s,
+                   "model.cuda_graph_scope": null, "model.use_te_rng_tracker": true, "rng.te_rng_tracker": true}
+}"""
+
+
+def test_a_json_report_is_read_for_the_config_it_fixes():
+    ex = extract_config(REPORT % '["moe_router", "moe_preprocess"]', era="current")
+    assert ex.config.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    assert ex.config.get("model.cuda_graph_scope") is None
+    bad = score_one("run-helper-validate", REPORT % '["moe_preprocess"]')
+    assert any("moe-preprocess-needs-router" in f for f in bad["fatal"])
