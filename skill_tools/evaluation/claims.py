@@ -137,13 +137,13 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
 
 
 def _row_end(text: str, pos: int) -> int:
-    """The end of the table row whose first cell holds ``pos`` (a row names its subject first and
-    states it in the later cells), else 0."""
+    """The end of the table row whose first or second cell holds ``pos`` (a row names its subject
+    first, after a group column such as the model, and states it in the later cells), else 0."""
     start = text.rfind("\n", 0, pos) + 1
     line_end = text.find("\n", pos)
     line_end = len(text) if line_end < 0 else line_end
     head = text[start:pos]
-    if not head.lstrip().startswith("|") or head.count("|") != 1 or text[start:line_end].count("|") < 3:
+    if not head.lstrip().startswith("|") or head.count("|") > 2 or text[start:line_end].count("|") < 3:
         return 0
     return line_end
 

@@ -91,7 +91,7 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|(?:go|switch|roll|fall)(?:ing)? back to|revert(?:ing)? to|"
                   r"option (?:b|2|two)|second option|other option|"
-                  r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|"
+                  r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|cross-?check|sanity check|gegenprobe|"
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
 #: The eager side of a comparison, its settings in parentheses: "eager (`cuda_graph_impl="none"`)", "an eager A/B (…)".

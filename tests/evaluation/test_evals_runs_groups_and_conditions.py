@@ -503,3 +503,16 @@ def test_a_json_report_is_read_for_the_config_it_fixes():
     assert ex.config.get("model.cuda_graph_scope") is None
     bad = score_one("run-helper-validate", REPORT % '["moe_preprocess"]')
     assert any("moe-preprocess-needs-router" in f for f in bad["fatal"])
+
+
+def test_a_cross_check_run_is_an_option_and_a_row_names_its_subject_after_a_group_column():
+    assert _role("Als unabhängige Gegenprobe die Implementierung wechseln: `cuda_graph_impl=\"transformer_engine\"` mit "
+                 "`inference_cuda_graph_scope=\"layer\"`.", "`cuda_graph_impl=\"transformer_engine\"`") == "alternative"
+    assert _role("As a cross-check, switch to `cuda_graph_impl=\"transformer_engine\"`.",
+                 "`cuda_graph_impl=\"transformer_engine\"`") == "alternative"
+    table = ("| Model | Layer | What it is | Scope |\n|---|---|---|---|\n"
+             "| Qwen3.5 | Gated DeltaNet layers | linear recurrent mixer | `{s}` |\n")
+    bad = score_one("gdn-mamba-scope", table.format(s="mamba"))
+    assert any("GDN under mamba" in f for f in bad["fatal"])
+    good = score_one("gdn-mamba-scope", table.format(s="attn"))
+    assert not any("GDN under mamba" in f for f in good["fatal"])
