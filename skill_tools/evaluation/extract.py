@@ -16,7 +16,6 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     COUNTEREXAMPLE, MAX_ANSWER_CHARS, MAX_BLOCK_CHARS, MAX_BLOCKS, MAX_NESTING, MAX_YAML_ALIASES, REJECTED, SUGGESTED,
     WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
 )
+from skill_tools.evaluation.file_names import is_named_part
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
@@ -117,7 +117,7 @@ class Extraction:
             elif b.origin in WRITTEN_ORIGINS and b.file and b.file in file_alt and b.file != impl_file:
                 _merge(alts[file_alt[b.file]], b.cfg)  # the rest of that other file's config
             elif b.origin in WRITTEN_ORIGINS and b.file and impl_file and b.file != impl_file and \
-                    (_impl_of(b.cfg) not in (None, _impl_of(config)) or (_NAMED.match(b.file) and _NAMED.match(impl_file))):
+                    (_impl_of(b.cfg) not in (None, _impl_of(config)) or (is_named_part(b.file) and is_named_part(impl_file))):
                 offer(b)  # another file with another implementation (or another named recipe): its own config
                 file_alt[b.file] = len(alts) - 1
             elif b.origin not in WRITTEN_ORIGINS and restates_option(b.cfg, alts, config):
@@ -237,11 +237,6 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
-
-
-#: A part the answer names rather than a path ("recipe 2", "config b"): one of several configs, never
-#: two files of one run (a YAML and its launch script).
-_NAMED = re.compile(r"^(?:(?:recipe|config|configuration|script|launcher|file|job)\s*#?\s*\w+|(?:first|second|third|other)\s+\w+)$")
 
 
 def _settle(block: Block) -> None:

@@ -35,3 +35,9 @@ def diff_file(part: str) -> str | None:
     """The file one part of a multi-file diff changes (its ``+++ b/…`` or ``diff --git`` header)."""
     m = _DIFF_PATH.search(part)
     return next((g for g in m.groups() if g), None) if m else None
+
+
+def is_named_part(name: str) -> bool:
+    """Whether a block's file is a part the answer names ("recipe 2", "config b") rather than a path:
+    one of several configs, never two files of one run (a YAML and its launch script)."""
+    return NAMED_PART.fullmatch(name) is not None

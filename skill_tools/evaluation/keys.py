@@ -176,19 +176,19 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             out.env[name] = value
     out.unparsed.extend(cfg.unparsed)
     aliases = rule_keys()
-    argv = set()
+    skipped = set()  # keys read otherwise (an argument list) or not the answer's (the input a report fixes)
     heads = {k.split(".", 1)[0] for k in cfg.values}
     if any(RESULT_KEY.match(h) for h in heads):  # {"input": {…}, "fixed_config": {…}}: the fix is the config
-        argv |= {k for k in cfg.values if SOURCE_KEY.match(k.split(".", 1)[0])}
+        skipped |= {k for k in cfg.values if SOURCE_KEY.match(k.split(".", 1)[0])}
     for key, value in cfg.values.items():
         last = key.rsplit(".", 1)[-1].lower()
         if last in _ARGV_KEYS and isinstance(value, list) and any(str(t).startswith("--") for t in value):
-            argv.add(key)  # `args:` over `- --cuda-graph-impl=…` items at the top: the command line itself
+            skipped.add(key)  # `args:` over `- --cuda-graph-impl=…` items at the top: the command line itself
             _launcher_parts({last: value}, out, cfg.source)
         elif isinstance(value, (list, dict)):
             _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():
-        if key in argv or _placeholder(value):
+        if key in skipped or _placeholder(value):
             continue  # `cuda_graph_modules = [...]` in a sentence stands for any list: no value
         parts = key.split(".")
         if len(parts) >= 2 and _model_root(parts[0]):

@@ -249,7 +249,8 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             for cell in found:
                 yield from section.mark(_table_blocks(cell))  # a table under "Option B" is option B
             continue
-        spelled = next(iter(commented_configs("\n".join(lines[idx:min(end, idx + 60)]))), None)
+        spelled = next(iter(commented_configs("\n".join(lines[idx:min(end, idx + 60)]))), None) \
+            if text.lstrip().startswith("#") else None
         if spelled is not None and spelled[0] == 1:  # "# resulting keys:" over "#   ddp.x: false" lines
             yield from section.mark(_spelled_out(spelled[1], idx + 2))
             idx += 1 + spelled[1].count("\n") + 1
