@@ -105,7 +105,7 @@ def _synonym_pattern(synonym: str) -> re.Pattern[str]:
     if neg:
         stem = neg.group(1)[:-1] if neg.group(1).endswith("e") else neg.group(1)
         return re.compile(r"(?<![a-z0-9])" + _NEGATIONS + r"\s+(?:(?:ever|be|been)\s+){0,2}" + re.escape(stem) + r"[a-z]*")
-    body = r"\s+".join(re.escape(w) for w in words)
+    body = r"\s+[`*]{0,2}".join(re.escape(w) for w in words)  # "without `NCCL_GRAPH_REGISTER`": code marks between words
     tail = r"(?![a-z0-9])" if len(synonym) <= 3 and synonym[-1:].isalnum() else ""
     return re.compile(r"(?<![a-z0-9])" + body + tail)
 
@@ -117,6 +117,13 @@ def find_mentions(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, st
         for m in _synonym_pattern(syn).finditer(ctx.norm):
             out.append((m.start(), syn))
     return sorted(out)
+
+
+def mention_spans(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, str]]:
+    """(position, matched text) of every mention, in text order: the text, not the synonym, so that
+    its length spans what was matched ("without `NCCL_GRAPH_REGISTER" for "without NCCL_GRAPH_REGISTER")."""
+    return sorted((m.start(), ctx.norm[m.start():m.end()]) for syn in synonyms
+                  for m in _synonym_pattern(syn).finditer(ctx.norm))
 
 
 def quote(text: str, pos: int, width: int = _CONTEXT) -> str:

@@ -10,7 +10,7 @@ ends at a sentence end, a semicolon, a table cell, a line end or a contrast ("bu
 "instead of"). An object
 that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a Mamba layer") or
 that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
-(:func:`answer_context.find_mentions`): case and ``-``/``_`` folded; a plain multi-word object or
+(:func:`answer_context.mention_spans`): case and ``-``/``_`` folded; a plain multi-word object or
 rival also matches reworded (:mod:`loose_phrases`: inflections, a word or two between, near-synonyms).
 """
 
@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, find_mentions, normalise, quote
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, mention_spans, normalise, quote
 from skill_tools.evaluation.loose_phrases import loose_mentions
 from skill_tools.evaluation.polarity import REJECTED
 
@@ -130,7 +130,7 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
     """Mentions that are words of prose, not part of an identifier: ``full_iteration`` inside
     ``full_iteration_inference``, or "inference" in ``--inference-cuda-graph-scope``, is not one."""
     text = ctx.text
-    found = sorted(set(find_mentions(ctx, names)) | set(loose_mentions(ctx.norm, names)))
+    found = sorted(set(mention_spans(ctx, names)) | set(loose_mentions(ctx.norm, names)))
     return [(p, n) for p, n in found
             if not (p > 0 and (text[p - 1] in "_-" or text[p - 1].isalnum()))
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
@@ -159,8 +159,12 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
 
 
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
-    """(position, subject, object) of the first clause that binds a subject to an object."""
+    """(position, subject, object) of the first clause that binds a subject to an object. With
+    ``negative`` the objects are denials ("not needed", "can stay unset"): the negations they carry are
+    the claim, so only a negation before the subject ("not only on Blackwell") and a nearer rival
+    ("still", "as well") unbind it."""
     norm = ctx.norm
+    negative = bool(spec.get("negative"))
     rivals = _words(ctx, list(spec.get("rivals", [])))
     objects = [(p, o) for p, o in _words(ctx, list(spec["object"]))  # "drop" inside the rival "drop and pad" is not one
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
@@ -181,6 +185,11 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
+        if negative:  # the objects are themselves denials ("not needed"): the nearest one binds
+            bound = min(near, default=None)
+            if bound and bound[3]:
+                return pos, subj, bound[2]
+            continue
         for _, p, obj, is_object in sorted(near):  # the nearest that is not a negated object binds
             if is_object and _negated(ctx, p, obj, lo, hi):
                 continue

@@ -1,0 +1,66 @@
+"""Claims that are themselves denials (``claim_absent`` with ``negative``): "on B200 you can leave
+NCCL_GRAPH_REGISTER unset", "the number of microbatches doesn't change graph memory". The negation
+such an object carries is the claim, so it binds; a negation before the subject ("not only on
+Blackwell") or a nearer rival ("Blackwell still needs it", "memory scales with the microbatch count")
+unbinds it. Answers written for these tests (the wording of wrong answers seen in held-out sets),
+through the whole scorer and the task set's own checks."""
+
+from __future__ import annotations
+
+import pytest
+from one_answer import checks_of, score_one
+
+from skill_tools.evaluation.answer_context import _synonym_pattern
+
+TE_FIX = ("Keep `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` and add `export NCCL_GRAPH_REGISTER=0` before "
+          "launch: NCCL's graph user-buffer registration with expandable segments can hit an illegal memory "
+          "access, which is why TECudaGraphHelper asserts it for cuda_graph_impl=transformer_engine.\n\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "On B200/GB200/B300 you can leave it unset and keep registration on for slightly faster collectives.\n",
+    "MCore only enforces it before Blackwell, because Blackwell's NCCL path handles remapped segments.\n",
+    "Sur B200/GB200, tu peux garder `expandable_segments` sans `NCCL_GRAPH_REGISTER=0`.\n",
+    "`NCCL_GRAPH_REGISTER=0` is only needed for `cuda_graph_impl=local` on pre-Blackwell GPUs.\n",
+])
+def test_a_blackwell_exemption_for_te_graphs_fails(claim):
+    row = score_one("expandable-segments-te-assert", TE_FIX + claim)
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+
+
+@pytest.mark.parametrize("right", [
+    "The `local` impl asserted it only on pre-Blackwell GPUs in 0.16-0.18 and 0.19 removed that check; for TE "
+    "graphs it applies on every GPU.\n",
+    "Even where a check doesn't fire (local graphs on 0.19, or on Blackwell), set it anyway.\n",
+    "On B200 the TE helper still asserts it, so the export is needed there as well.\n",
+])
+def test_the_local_only_gate_and_blackwell_still_needing_it_pass(right):
+    row = score_one("expandable-segments-te-assert", TE_FIX + right)
+    assert row["passed"], row["fatal"]
+
+
+PP = ("With PP>1 the TE helper captures one graph per layer per microbatch, each with static input/output/grad "
+      "buffers, so keep headroom: graphs are a throughput optimization, not a fit technique.\n\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "The microbatch count (GBS 128 / MBS 1 / DP 1 = 128) doesn't matter here.\n",
+    "So your GBS and the number of microbatches don't change graph memory at all.\n",
+    "Lowering GBS or raising MBS won't shrink graph memory.\n",
+])
+def test_graph_memory_said_independent_of_microbatches_fails(claim):
+    row = score_one("pp-memory-oom", PP + claim)
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+
+
+def test_fewer_microbatches_as_the_lever_passes():
+    row = score_one("pp-memory-oom", PP + "Fewer microbatches (MBS 1 -> 4) cuts the graph count 4x: the number of "
+                    "microbatches scales graph memory. Upgrade for buffer reuse, or narrow the scope.\n")
+    assert row["passed"], row["fatal"]
+
+
+def test_code_marks_between_the_words_of_a_phrase_still_match():
+    assert _synonym_pattern("without NCCL_GRAPH_REGISTER").search("run without `nccl graph register=0`")
+    assert not _synonym_pattern("without NCCL_GRAPH_REGISTER").search("without the nccl graph register")
