@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import lru_cache
 from typing import Any
 
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, mention_spans, normalise, quote
 from skill_tools.evaluation.loose_phrases import loose_mentions
 from skill_tools.evaluation.polarity import REJECTED
+from skill_tools.evaluation.wrapping import unwrapped
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
 _CLAUSE_END = re.compile(r"[.!?](?=[*_)\]\"'`]*(?:\s|$))|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
@@ -45,61 +45,6 @@ _ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) 
 _IF = re.compile(r"(?<![a-z])(?:if|unless|whether|suppose|assuming)\s+(?:the\s+|your\s+|you\s+(?:[a-z']+\s+){1,3})?[`'\"*]*$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
-
-
-#: A line that goes on with the sentence above it (a hard-wrapped paragraph): not a list item, a
-#: quote, a table row, a heading or a fence, and starting in lower case.
-_GOES_ON = re.compile(r"\n(?=[ \t]*[a-z(`'\"])(?![ \t]*(?:[-*+•]\s|\d{1,3}[.)]\s))")
-
-
-@lru_cache(maxsize=8)
-def _unwrapped(text: str) -> str:
-    """``text`` normalised, with the line breaks of hard-wrapped sentences as spaces (positions kept):
-    "`moe_pad_expert_input_to_capacity` only pads … and is a" / "throughput knob" is one clause."""
-    text = _GOES_ON.sub(" ", _comments_joined(_panel_text(text)))
-    return normalise(text)
-
-
-_COMMENT_LINE = re.compile(r"^[ \t]*(--|#+|//|;+|%)[ \t]")
-#: The borders of a text panel (a box-drawn card or cheat sheet).
-_BORDER = re.compile(r"[│┃║╎┆┊]")
-_ENDS = ("", ".", "!", "?", ":", ";")
-
-
-def _joined(text: str, chars: list[str], goes_on) -> str:
-    """``chars`` (``text``'s characters, or a same-length rewrite of them) with the break after each
-    line that ``goes_on(line, following)`` says continues into the next as a space."""
-    pos = 0
-    lines = text.split("\n")
-    for line, following in zip(lines, lines[1:]):
-        pos += len(line)  # the position of this line's break
-        if goes_on(line, following):
-            chars[pos] = " "
-        pos += 1
-    return "".join(chars)
-
-
-def _comments_joined(text: str) -> str:
-    """A sentence that goes on over the next comment line ("-- … are normal bf16" / "-- nondeterminism
-    and can be ignored.") is one clause: the break between two lines of the same comment style
-    becomes a space when the first does not end a sentence and the second goes on in lower case."""
-    def goes_on(line: str, following: str) -> bool:
-        a, b = _COMMENT_LINE.match(line), _COMMENT_LINE.match(following)
-        return bool(a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in _ENDS
-                    and following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""))
-
-    return _joined(text, list(text), goes_on) if "\n" in text else text
-
-
-def _panel_text(text: str) -> str:
-    """``text`` with the borders of box-drawn panels blanked and a panel line that goes on (no
-    sentence end before its right border) joined to the next: "Gated DeltaNet is … same family as │"
-    / "│ Mamba-2, so its layers go under the mamba scope." is one clause. Positions are kept."""
-    def goes_on(line: str, following: str) -> bool:
-        inner = line.strip()
-        return inner[:1] in "│┃║" and following.strip()[:1] in "│┃║" and _BORDER.sub("", inner).strip()[-1:] not in _ENDS
-
-    return _joined(text, list(_BORDER.sub(" ", text)), goes_on) if _BORDER.search(text) else text
 
 
 def _clause(norm: str, pos: int) -> tuple[int, int]:
@@ -169,9 +114,9 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
     objects = [(p, o) for p, o in _words(ctx, list(spec["object"]))  # "drop" inside the rival "drop and pad" is not one
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
-    unwrapped = _unwrapped(ctx.text)
+    joined = normalise(unwrapped(ctx.text))
     for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
-        lo, hi = _clause(unwrapped, pos)
+        lo, hi = _clause(joined, pos)
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it
         negated = _negation(ctx, lo, hi)

@@ -12,7 +12,10 @@ timing sentence that names a window starting at the first iterations:
   "steps 0..20");
 - "the first N iterations" or "the first iteration";
 - the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step");
-- "all N iterations" of a run longer than warm-up and capture;
+- "all N iterations" of a run longer than warm-up and capture, "all logged iterations", "the whole run";
+- a sentence that places the capture on the first iteration ("Iteration 1 contains the CUDA graph
+  capture, so we drop it") when the warm-up is one or more: the capture comes after the warm-up, so
+  dropping the first iteration keeps warm-up and capture in the timing (with or without "drop");
 - a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step.
 
 A sentence that excludes the window ("skip", "exclude", "discard", "after", "never", "not", …)
@@ -28,7 +31,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, quote
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, normalise, quote
+from skill_tools.evaluation.wrapping import unwrapped
 
 _DEFAULT_WARMUP = 3  # TransformerConfig.cuda_graph_warmup_steps (core_v0.19.0 transformer_config.py)
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|$)", re.M)
@@ -48,12 +52,23 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*(\d{1,5})(?![\d%]|\.\d)")  # "1-10." ends a sentence
 _FIRST_N = re.compile(r"(?<![a-z])(?:the\s+)?first\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
                       r")\s+(?:\w+\s+)?(?:iterations|iters|steps)")
-_FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\w+\s+)?(?:iteration|iter|step)(?![a-z])")
+_FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\(?\w+\)?\s+)?(?:iteration|iter|step)(?![a-z])")  # "first (capture) iteration"
 _AT = re.compile(r"(?<![a-z])(?:iteration|iter|step)\s+#?(\d{1,4})(?![\d.])")
 _CAPTURE = re.compile(r"(?<![a-z])(?:the\s+)?capture\s+(?:step|iteration)(?![a-z])")
 #: "over all 10 iterations", "every 20 steps of the run": a window from the first iteration on.
 _ALL_N = re.compile(r"(?<![a-z])(?:all|every|each of the)\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
                     r")\s+(?:\w+\s+)?(?:iterations|iters|steps)(?![a-z])")
+#: "the mean over all logged iterations", "average the whole run": a window from the first iteration on.
+_WHOLE_RUN = re.compile(r"(?<![a-z])(?:all\s+(?:the\s+)?(?:logged\s+|reported\s+|printed\s+|measured\s+)?(?:iterations|iters|steps)|"
+                        r"the\s+(?:whole|entire|full)\s+run)(?![a-z])")
+#: A sentence that places the capture on the first iteration ("Iteration 1 … contains the CUDA graph
+#: capture", "graph capture happens on the first step", "first iteration = capture"): with a warm-up of
+#: one or more the capture comes later, so dropping that iteration keeps warm-up and capture in the timing.
+_FIRST_CAPTURE = re.compile(
+    r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,2}(?:on|in|at|during)\s+(?:the\s+)?(?:very\s+)?first\s+(?:iteration|iter|step)"
+    r"|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.])[^.;]{0,40}?(?:contains|holds|includes|is|does|=)\s+(?:\w+\s+){0,4}?captur\w*"
+    r"|(?:the\s+)?first\s+(?:iteration|iter|step)\s*(?:=|is|holds|contains|includes|does)\s+(?:\w+\s+){0,3}?captur\w*)")
+_NOT = re.compile(r"(?<![a-z])(?:not|never|isn't|doesn't|no|rather than|instead of|but)(?![a-z])|n't(?![a-z])")
 #: A table row that states the timed window: "| Iterations averaged | 2–9 | 2–9 |".
 _ROW_LABEL = re.compile(r"^\s*\|\s*(?:iterations?|iters?|steps?)\s+(?:averaged|timed|measured|compared|used)\s*\|")
 _ROW_RANGE = re.compile(r"\|\s*(\d{1,4})\s*(?:–|—|to|\.\.|\s)\s*(\d{1,5})\s*(?=\|)")
@@ -75,6 +90,9 @@ def _window(sentence: str, capture_at: int) -> str | None:
     m = _ALL_N.search(sentence)
     if m and (int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)]) > capture_at:
         return m.group()
+    m = _WHOLE_RUN.search(sentence)
+    if m:
+        return m.group()
     m = _FIRST.search(sentence) or _CAPTURE.search(sentence)
     if m:
         return m.group()
@@ -93,8 +111,11 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         if rng and int(rng.group(1)) <= capture_at < int(rng.group(2)):
             return offset, rng.group().strip("| ")
         offset += len(line) + 1
-    for m in _SENTENCE.finditer(ctx.norm):
+    joined = normalise(unwrapped(ctx.text))  # a comment wrapped over lines is one sentence; each line is read too
+    for m in [*_SENTENCE.finditer(joined), *(_SENTENCE.finditer(ctx.norm) if joined != ctx.norm else ())]:
         sentence = m.group()
+        if capture_at > 1 and _FIRST_CAPTURE.search(sentence) and not _NOT.search(sentence):
+            return m.start(), _FIRST_CAPTURE.search(sentence).group()
         if not _TIMES.search(sentence) or _EXCLUDES.search(sentence):
             continue
         window = _window(sentence, capture_at)

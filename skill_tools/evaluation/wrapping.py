@@ -1,5 +1,6 @@
 """Hard-wrapped prose: whether a line goes on with the sentence of the line before, or breaks off
-mid-sentence and the next line finishes it. A setting's polarity is judged on its whole sentence
+mid-sentence and the next line finishes it; and the text with such breaks joined (:func:`unwrapped`),
+where claims and timing advice are read one sentence at a time. A setting's polarity is judged on its whole sentence
 (:class:`polarity.LinePolarity` takes the lead and the trail these return), so a wrap between
 "removed `x` and" and "`y`; now …" does not cut the verb off its object.
 """
@@ -7,6 +8,7 @@ mid-sentence and the next line finishes it. A setting's polarity is judged on it
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from skill_tools.evaluation.polarity import _SENTENCE, WINDOW
 from skill_tools.evaluation.unfenced import code_like
@@ -38,3 +40,58 @@ def wrapped_trail(line: str, following: str) -> str:
         return ""  # a line of code is a statement, not half a sentence ("- If a script …" is a bullet)
     end = _SENTENCE.search(following)
     return following[:end.end() if end else len(following)][:WINDOW]
+
+
+#: A line that goes on with the sentence above it (a hard-wrapped paragraph): not a list item, a
+#: quote, a table row, a heading or a fence, and starting in lower case.
+_GOES_ON = re.compile(r"\n(?=[ \t]*[a-z(`'\"])(?![ \t]*(?:[-*+•]\s|\d{1,3}[.)]\s))")
+
+
+@lru_cache(maxsize=8)
+def unwrapped(text: str) -> str:
+    """``text`` with the line breaks of hard-wrapped sentences as spaces (positions kept), box
+    borders blanked and a comment that goes on over its next line joined:
+    "`moe_pad_expert_input_to_capacity` only pads … and is a" / "throughput knob" is one clause."""
+    return _GOES_ON.sub(" ", _comments_joined(_panel_text(text)))
+
+
+_COMMENT_LINE = re.compile(r"^[ \t]*(--|#+|//|;+|%)[ \t]")
+#: The borders of a text panel (a box-drawn card or cheat sheet).
+_BORDER = re.compile(r"[│┃║╎┆┊]")
+_ENDS = ("", ".", "!", "?", ":", ";")
+
+
+def _joined(text: str, chars: list[str], goes_on) -> str:
+    """``chars`` (``text``'s characters, or a same-length rewrite of them) with the break after each
+    line that ``goes_on(line, following)`` says continues into the next as a space."""
+    pos = 0
+    lines = text.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line)  # the position of this line's break
+        if goes_on(line, following):
+            chars[pos] = " "
+        pos += 1
+    return "".join(chars)
+
+
+def _comments_joined(text: str) -> str:
+    """A sentence that goes on over the next comment line ("-- … are normal bf16" / "-- nondeterminism
+    and can be ignored.") is one clause: the break between two lines of the same comment style
+    becomes a space when the first does not end a sentence and the second goes on in lower case."""
+    def goes_on(line: str, following: str) -> bool:
+        a, b = _COMMENT_LINE.match(line), _COMMENT_LINE.match(following)
+        return bool(a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in _ENDS
+                    and following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""))
+
+    return _joined(text, list(text), goes_on) if "\n" in text else text
+
+
+def _panel_text(text: str) -> str:
+    """``text`` with the borders of box-drawn panels blanked and a panel line that goes on (no
+    sentence end before its right border) joined to the next: "Gated DeltaNet is … same family as │"
+    / "│ Mamba-2, so its layers go under the mamba scope." is one clause. Positions are kept."""
+    def goes_on(line: str, following: str) -> bool:
+        inner = line.strip()
+        return inner[:1] in "│┃║" and following.strip()[:1] in "│┃║" and _BORDER.sub("", inner).strip()[-1:] not in _ENDS
+
+    return _joined(text, list(_BORDER.sub(" ", text)), goes_on) if _BORDER.search(text) else text

@@ -168,6 +168,12 @@ CASES += [
     ("rl-colocated-eager-decode", "rl-persist-without-policy-graphs",
      RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: true\n"),
      RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: false\n")),
+    # Megatron-LM refuses KV-cache offload unless graphs persist (arguments.py l.499-501 @core_v0.19.0)
+    ("rl-colocated-eager-decode", "rl-offload-without-persist",
+     RL_OK + "\nTo free the KV cache between rollouts: `--rl-kv-cache-management-mode offload "
+     "--no-rl-persist-cuda-graphs`.\n",
+     RL_OK + "\nTo free the KV cache between rollouts: `--rl-kv-cache-management-mode offload "
+     "--rl-persist-cuda-graphs`.\n"),
     ("inference-parity-padded-shapes", "parity-scope-change",
      "Block replay is stale here: switch to `inference_cuda_graph_scope=\"layer\"`.\n", PARITY_OK),
     # a decision the question's numbers rule out, and a measurement setting that breaks the capture

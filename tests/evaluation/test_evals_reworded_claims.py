@@ -125,3 +125,33 @@ def test_timing_windows_written_as_all_n_or_as_a_table_row(text, caught):
     from skill_tools.evaluation.timing_window import find_window
 
     assert (find_window(AnswerContext(text, extract_config(text), era_for("0.19.2"))) is not None) == caught
+
+
+@pytest.mark.parametrize("advice", [
+    "```python\n# Iteration 1 of the graph run contains the CUDA graph capture, so we drop it and\n"
+    "# average the rest of both runs.\nSKIP_FIRST = 1\n```",
+    "Iteration 1 is the slow one (graph capture happens on the first step), so drop it and average the rest.",
+    "```python\n# compare the mean step time over\n# all logged iterations of each run, warm-up included\n```",
+    "Compare the mean over the whole run of both jobs.",
+])
+def test_a_window_that_drops_only_the_first_iteration_or_keeps_all_fails(advice):
+    row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
+    (check,) = checks_of(row, "timing_window")
+    assert check["score"] == 0.0 and check["fatal"], check
+
+
+@pytest.mark.parametrize("advice", [
+    "The capture does not happen on the first iteration but on iteration 4: compare iterations 10-50 only.",
+    "Compare the mean over all logged iterations after the capture step (iteration 4).",
+])
+def test_placing_the_capture_after_warmup_passes(advice):
+    row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
+    (check,) = checks_of(row, "timing_window")
+    assert check["score"] is None, check
+
+
+def test_with_no_warmup_the_first_iteration_does_capture():
+    text = DENSE.replace("warmup_steps = 3", "warmup_steps = 0") + \
+        "Iteration 1 contains the graph capture, so drop it and compare iterations 2-40.\n"
+    (check,) = checks_of(score_one("dense-te-scoped-bringup", text), "timing_window")
+    assert check["score"] is None, check
