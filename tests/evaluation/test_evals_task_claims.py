@@ -1,0 +1,60 @@
+"""Wrong claims the held-out sets kept making, as the task set's ``claim_absent`` checks: the mamba
+scope for Qwen3.5 (its Gated DeltaNet sits under self_attention), and a NaN check said to run outside
+a full-iteration graph (Bridge and Megatron-LM both refuse it there). And a check named with its
+subject ("Gradient NaN check disabled") switches that check only, not the pair. Answers written for
+these tests, through the whole scorer and the task set's own checks."""
+
+from __future__ import annotations
+
+import pytest
+from one_answer import checks_of, score_one
+
+GDN_OK = ("Qwen3.5's Gated DeltaNet layers are built as the self_attention submodule of a TransformerLayer, so "
+          "`attn` captures them; `mamba` is for real Mamba layers (Nemotron-H: `mamba` plus `attn`). For the NVFP4 "
+          "illegal memory access (TE#3316), drop mamba from the scope or run MXFP8.\n")
+
+
+def test_the_mamba_scope_for_qwen35_fails():
+    row = score_one("gdn-mamba-scope", GDN_OK + "\n**Qwen3.5 (full attention + GDN)** → `attn` + `mamba`.\n")
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 and "Qwen3.5" in c["name"] for c in checks_of(row, "claim_absent"))
+
+
+@pytest.mark.parametrize("right", [
+    "",
+    "Qwen3.5 has no Mamba layers, so `mamba` captures nothing there.\n",
+    "| Qwen3.5 | `attn` | GDN is self_attention, not mamba |\n",
+])
+def test_attn_for_qwen35_passes(right):
+    row = score_one("gdn-mamba-scope", GDN_OK + right)
+    assert row["passed"], row["fatal"]
+
+
+FULL = ("```python\ncfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n"
+        "cfg.model.cuda_graph_warmup_steps = 3\ncfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n"
+        "cfg.rerun_state_machine.check_for_nan_in_loss = False\ncfg.ddp.check_for_nan_in_grad = False\n```\n"
+        "The NaN checks sync with the host, which a captured iteration cannot contain.\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "The loss NaN check can stay on in later runs: it runs after forward_backward_func returns.\n",
+    "Note: the NaN check runs outside the captured region, so you can re-enable it later.\n",
+])
+def test_a_nan_check_said_to_run_outside_the_graph_fails(claim):
+    row = score_one("full-iteration-current", FULL + claim)
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+
+
+def test_the_nan_checks_said_to_stay_off_pass():
+    row = score_one("full-iteration-current", FULL + "The NaN check cannot stay on: Bridge asserts it must be "
+                    "disabled with full_iteration.\n")
+    assert row["passed"], row["fatal"]
+
+
+def test_a_named_check_switches_only_itself():
+    text = FULL.replace("cfg.rerun_state_machine.check_for_nan_in_loss = False\n", "") + \
+        "- Gradient NaN check disabled (host sync in backward).\n"
+    row = score_one("full-iteration-current", text)
+    assert not row["passed"]
+    assert any("check_for_nan_in_loss" in f for f in row["fatal"]), row["fatal"]
