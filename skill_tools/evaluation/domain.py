@@ -13,7 +13,8 @@ the task's rules against them:
   keywords under the callee's last name (``py:TrainingArguments.bf16``), its positional arguments
   (``py:autotune.#1``), the call itself (``py:autotune()``), a kernel launch ``k[grid](…)`` as
   ``py:k[].BLOCK_SIZE``, dict literals flattened below them (a bare one below ``py:{}``),
-  assignments as ``py:=NAME``, a definition's decorators, outermost first, as ``py:@NAME``; code spans in sentences that recommend them are read the same way.
+  assignments as ``py:=NAME``, a definition's decorators, outermost first, as ``py:@NAME``, a call made
+  inside ``with torch.cuda.stream(...)`` also as ``py:NAME()@stream``; code spans in sentences that recommend them are read the same way.
 
 A rule is ``{"id", "when": [cond, …], "unless": [cond, …], "message", "source"}``; it fires when
 every ``when`` condition holds and no ``unless`` condition does. A condition is ``{"path": regex}``
@@ -111,7 +112,30 @@ def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
                 dotted = _dotted(t)
                 if dotted:
                     _put(out, f"py:={dotted}", node.value, source)
+    out.update({f"py:{name}()@stream": True for name in _under_stream(tree)})
     return out
+
+
+def _stream_withs(tree: ast.AST, managers: set[str]) -> Iterator[ast.With | ast.AsyncWith]:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(i.context_expr, ast.Call) and _callee(i.context_expr.func) in managers for i in node.items):
+            yield node
+
+
+def _under_stream(tree: ast.AST) -> Iterator[str]:
+    """The callees called inside ``with torch.cuda.stream(...)``, or inside a context manager the
+    program defines around one (``with on_capture_stream():``): which stream a model or its DDP
+    wrapper is built on decides which stream its autograd nodes keep."""
+    managers = {"stream"}
+    managers |= {f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and any(True for _ in _stream_withs(f, {"stream"}))}
+    called = {_callee(n.func) for w in _stream_withs(tree, managers) for stmt in w.body for n in ast.walk(stmt)
+              if isinstance(n, ast.Call) and _callee(n.func)}
+    yield from called
+    for f in ast.walk(tree):  # a function of the program called there runs there too ("model = build()")
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in called:
+            yield from (_callee(n.func) for n in ast.walk(f) if isinstance(n, ast.Call) and _callee(n.func))
 
 
 def _one_line_functions(tree: ast.AST) -> dict[str, ast.AST]:

@@ -16,11 +16,13 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M |
 
 
 def diff_programs(text: str) -> Iterator[str]:
-    """The Python a fenced diff asks for: its new side read whole, or, where a hunk starts inside a
-    statement (``@@ … from_pretrained(``), each added line that is a statement on its own
-    (``+model.enable_gradient_checkpointing()``)."""
-    for m in _FENCE.finditer(text):
-        body = m.group(2)
+    """The Python a diff asks for: a fenced diff's new side read whole, or, where a hunk starts inside
+    a statement (``@@ … from_pretrained(``), each added line that is a statement on its own
+    (``+model.enable_gradient_checkpointing()``); and the new side of each hunk of a diff written
+    outside a fence (a patch file after its commit message), dedented."""
+    bodies = [m.group(2) for m in _FENCE.finditer(text)]
+    bodies += list(_bare_hunks(_FENCE.sub("", text)))
+    for body in bodies:
         if not looks_like_diff(body):
             continue
         new, _, _ = diff_sides(body)
@@ -33,6 +35,24 @@ def diff_programs(text: str) -> Iterator[str]:
             yield program
             if program is new:
                 break
+
+
+def _bare_hunks(text: str) -> Iterator[str]:
+    """Each ``@@`` hunk of unfenced text, up to the first line that is not a diff line (the prose
+    after a patch): "@@ … @@" then lines that start with " ", "+", "-" or are empty."""
+    hunk: list[str] | None = None
+    for ln in text.split("\n"):
+        if ln.startswith("@@"):
+            if hunk:
+                yield "\n".join(hunk)
+            hunk = [ln]
+        elif hunk is not None and (not ln or ln[0] in " +-") and not ln.startswith(("+++", "---")):
+            hunk.append(ln)
+        elif hunk is not None:
+            yield "\n".join(hunk)
+            hunk = None
+    if hunk:
+        yield "\n".join(hunk)
 
 
 #: The line that opens a reStructuredText literal block: a paragraph ending in ``::`` or a

@@ -168,6 +168,16 @@ CASES += [
     ("rl-colocated-eager-decode", "rl-persist-without-policy-graphs",
      RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: true\n"),
      RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: none\n    rl_persist_cuda_graphs: false\n")),
+    # DDP keeps the AccumulateGrad nodes of the stream it was built on (training.py l.1870-1879 @core_v0.19.0);
+    # a context manager or a builder the program defines around the capture stream counts as that stream
+    ("capture-fails-stale-stream", "stale-stream-ddp-outside-stream",
+     STALE_OK.replace("    model = build_model()\n", "    pass\n") +
+     "```python\nmodel = DistributedDataParallel(cfg, ddp_cfg, build_model())\n"
+     "with torch.cuda.stream(get_shared_capture_stream()):\n    for _ in range(n):\n        step(model)\n```\n",
+     STALE_OK + "```python\n@contextlib.contextmanager\ndef on_capture_stream():\n"
+     "    with torch.cuda.stream(get_shared_capture_stream()):\n        yield\n\n"
+     "def build():\n    return DistributedDataParallel(cfg, ddp_cfg, build_model())\n\n"
+     "with on_capture_stream():\n    model = build()\n    for _ in range(n):\n        step(model)\n```\n"),
     # Megatron-LM refuses KV-cache offload unless graphs persist (arguments.py l.499-501 @core_v0.19.0)
     ("rl-colocated-eager-decode", "rl-offload-without-persist",
      RL_OK + "\nTo free the KV cache between rollouts: `--rl-kv-cache-management-mode offload "

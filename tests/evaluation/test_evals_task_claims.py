@@ -58,3 +58,14 @@ def test_a_named_check_switches_only_itself():
     row = score_one("full-iteration-current", text)
     assert not row["passed"]
     assert any("check_for_nan_in_loss" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_the_new_side_of_an_unfenced_patch_is_read_as_a_program():
+    from skill_tools.evaluation.programs import diff_programs
+
+    patch = ("fix(train): build DDP on the capture stream\n\n--- a/train.py\n+++ b/train.py\n"
+             "@@ -10,4 +10,6 @@ def main():\n     cfg = load()\n-    model = build(cfg)\n"
+             "+    with torch.cuda.stream(get_shared_capture_stream()):\n+        model = build(cfg)\n"
+             "     run(model)\n\nAfter the patch the log shows the capture.\n")
+    programs = list(diff_programs(patch))
+    assert any("with torch.cuda.stream" in p and "After the patch" not in p for p in programs), programs
