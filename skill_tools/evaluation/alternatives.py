@@ -131,5 +131,26 @@ def check_option_values(options: list[CanonicalConfig], rubric: dict[str, Any] |
                                        f"an option the answer offers sets {key}={option.get(key)!r}; "
                                        f"{spec.get('name') or key} needs {want}", f"{key}={option.get(key)!r}",
                                        fatal=True)
+    return _option_domain(options, rubric)
+
+
+#: Conditions that read the answer's text or programs, not one config: not judged on an option.
+_WHOLE_ANSWER = ("text_lacks", "order", "splits", "absent", "in_files")
+
+
+def _option_domain(options: list[CanonicalConfig], rubric: dict[str, Any] | None) -> CheckResult | None:
+    """A fatal check when an offered option breaks one of the task's domain rules (a bisect variant
+    "d_full_iteration: the intended fix" for a dropless MoE): rules on config keys only."""
+    from skill_tools.evaluation.domain import fired
+
+    rules = [r for b in (rubric or {}).get("behaviors", []) for c in b.get("checks", []) if c.get("type") == "domain"
+             for r in c.get("rules", []) if not r.get("same_block")
+             and not any(k in cond for cond in [*r.get("when", []), *r.get("unless", [])] for k in _WHOLE_ANSWER)]
+    for option in options[:MAX_OPTIONS] if rules else []:
+        found = {**option.values, **{f"env.{k}": v for k, v in option.env.items()}}
+        for rule, evidence in fired(rules, found, ""):
+            return CheckResult("options", "options offered pass the task's rules", 0.0,
+                               f"an option the answer offers breaks [{rule['id']}] {rule['message']}",
+                               "; ".join(evidence)[:300], fatal=True)
     return None
 

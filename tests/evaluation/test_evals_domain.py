@@ -178,6 +178,10 @@ CASES += [
      "    with torch.cuda.stream(get_shared_capture_stream()):\n        yield\n\n"
      "def build():\n    return DistributedDataParallel(cfg, ddp_cfg, build_model())\n\n"
      "with on_capture_stream():\n    model = build()\n    for _ in range(n):\n        step(model)\n```\n"),
+    # TE graphs allow inference scope none only (cuda_graph_config.py l.17-22 @core_v0.19.0)
+    ("rl-colocated-eager-decode", "colocated-policy-te-graphs",
+     RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: transformer_engine\n"),
+     RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: local\n")),
     # Megatron-LM refuses KV-cache offload unless graphs persist (arguments.py l.499-501 @core_v0.19.0)
     ("rl-colocated-eager-decode", "rl-offload-without-persist",
      RL_OK + "\nTo free the KV cache between rollouts: `--rl-kv-cache-management-mode offload "

@@ -69,3 +69,37 @@ def test_the_new_side_of_an_unfenced_patch_is_read_as_a_program():
              "     run(model)\n\nAfter the patch the log shows the capture.\n")
     programs = list(diff_programs(patch))
     assert any("with torch.cuda.stream" in p and "After the patch" not in p for p in programs), programs
+
+
+RL = ("Colocated generation never captured: toggling graphs on only restores CudaGraphManagers that existed at "
+      "model init. Upgrade NeMo-RL and confirm `> built cuda graph(s) in` in the log. Set --rl-persist-cuda-graphs "
+      "only when graphs are built; with KV-cache offload export NCCL_GRAPH_REGISTER=0.\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "The bucket list means the engine captured a graph for each of those batch shapes.\n",
+    "The bucket lines show the engine set up its batch dimensions, so the graphs are there.\n",
+])
+def test_reported_buckets_taken_as_proof_of_capture_fail(claim):
+    row = score_one("rl-colocated-eager-decode", claim + RL)
+    assert not row["passed"], row["fatal"]
+
+
+@pytest.mark.parametrize("right", [
+    "The bucket list you see is not proof of capture.\n",
+    "The engine reports its graph batch buckets (that's config, not proof of capture).\n",
+])
+def test_buckets_said_to_be_config_pass(right):
+    row = score_one("rl-colocated-eager-decode", right + RL)
+    assert row["passed"], row["fatal"]
+
+
+def test_an_offered_option_that_breaks_a_domain_rule_fails():
+    option = ("\nIf you want to offload the KV cache to CPU between rollouts, the simplest combination is:\n\n"
+              "```\n--cuda-graph-impl local --inference-cuda-graph-scope block\n"
+              "--rl-kv-cache-management-mode offload\n```\n")
+    row = score_one("rl-colocated-eager-decode", RL + option)
+    assert not row["passed"], row["fatal"]
+    assert any("rl-offload-without-persist" in f for f in row["fatal"]), row["fatal"]
+    fixed = option.replace("offload\n```", "offload --rl-persist-cuda-graphs\n```")
+    assert score_one("rl-colocated-eager-decode", RL + fixed)["passed"]
