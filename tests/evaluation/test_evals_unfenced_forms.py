@@ -160,7 +160,8 @@ def test_a_claim_hard_wrapped_over_two_lines_is_one_clause():
               "check needs; `moe_pad_expert_input_to_capacity` only pads the experts and is a\n"
               "throughput knob, so leave it off.\n")
     a = _score("moe-drop-pad-moe-scope", answer)
-    (claim,) = [c for b in a["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    (claim,) = [c for b in a["behaviors"] for c in b["checks"]
+                if c["type"] == "claim_absent" and c["name"] == "GDN under mamba"]
     assert claim["score"] == 0.0, claim
     listed = ("Pad to capacity:\n- `moe_pad_expert_input_to_capacity=True` keeps every expert at capacity\n"
               "- throughput knob: `moe_expert_capacity_factor=1.0`\n")
@@ -221,10 +222,12 @@ def test_the_era_of_the_written_config_outranks_a_sentences():
 def test_a_negation_after_the_bound_object_does_not_void_the_claim():
     answer = ("- full attention layers → `attn`\n- Gated DeltaNet layers → `mamba` — GDN is a linear-recurrent mixer, "
               "so it is graphed by the SSM scope, not by the attention scope\n")
-    (claim,) = [c for b in _score("gdn-mamba-scope", answer)["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    (claim,) = [c for b in _score("gdn-mamba-scope", answer)["behaviors"] for c in b["checks"]
+                if c["type"] == "claim_absent" and c["name"] == "GDN under mamba"]
     assert claim["score"] == 0.0, claim
     fine = "- Gated DeltaNet layers → `attn`, not `mamba`: GDN is the self_attention of a TransformerLayer\n"
-    (claim,) = [c for b in _score("gdn-mamba-scope", fine)["behaviors"] for c in b["checks"] if c["type"] == "claim_absent"]
+    (claim,) = [c for b in _score("gdn-mamba-scope", fine)["behaviors"] for c in b["checks"]
+                if c["type"] == "claim_absent" and c["name"] == "GDN under mamba"]
     assert claim["score"] != 0.0, claim
 
 
