@@ -124,8 +124,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
-        if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*[*×·/]", norm[end:end + 3]):
-            continue  # "busbw = algbw * 2(n-1)/n": a term of a formula, not the subject of a sentence
+        if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*(?:[×·/]|\*(?!\*)|\*\*\s*\d)", norm[end:end + 4]):
+            continue  # "busbw = algbw * 2(n-1)/n": a term of a formula (not "**algbw**", bold), not a subject
         if _IF.search(norm, max(lo, pos - 40), pos):
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]

@@ -103,3 +103,26 @@ def test_an_offered_option_that_breaks_a_domain_rule_fails():
     assert any("rl-offload-without-persist" in f for f in row["fatal"]), row["fatal"]
     fixed = option.replace("offload\n```", "offload --rl-persist-cuda-graphs\n```")
     assert score_one("rl-colocated-eager-decode", RL + fixed)["passed"]
+
+
+NCCL = ("Measure with nccl-tests (`all_reduce_perf -b 8 -e 8G -f 2 -g 1` under mpirun on both nodes), read the "
+        "transport from NCCL_DEBUG=INFO (NET/IB, not NET/Socket), check NCCL_IB_HCA and GPUDirect RDMA.\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "Use the **algbw** column to judge the network: it is the bytes your buffer moved.\n",
+    "For all-reduce, busbw = algbw * (n-1)/n, which is what you compare to the NIC line rate.\n",
+    "For all-reduce the bus bandwidth is always about half of the algorithm bandwidth.\n",
+])
+def test_inverted_bandwidth_columns_fail(claim):
+    row = score_one("neg-nccl-bandwidth", NCCL + claim)
+    assert not row["passed"], row["fatal"]
+
+
+@pytest.mark.parametrize("right", [
+    "Compare **busbw** with the fabric: for all-reduce busbw = algbw * 2(n-1)/n.\n",
+    "busbw = algbw * 2(n-1)/n, so at 16 ranks algbw reads about half of busbw.\n",
+])
+def test_busbw_as_the_comparable_figure_passes(right):
+    row = score_one("neg-nccl-bandwidth", NCCL + right)
+    assert row["passed"], row["fatal"]
