@@ -126,3 +126,22 @@ def test_inverted_bandwidth_columns_fail(claim):
 def test_busbw_as_the_comparable_figure_passes(right):
     row = score_one("neg-nccl-bandwidth", NCCL + right)
     assert row["passed"], row["fatal"]
+
+
+REC = ("Run `skill-tools recommend configs/qwen3_30b_a3b.yaml --json`, then `skill-tools apply` with what it "
+       "returns and `skill-tools validate` on the result; keep the TE RNG tracker on.\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "Expected recommendation for this model: the full-iteration graph (`cuda_graph_impl=full_iteration`).\n",
+    "```python\nEXPECTED_SCOPE = [\"attn\", \"moe\"]\n```\n",
+])
+def test_a_recommendation_a_dropless_moe_cannot_take_fails(claim):
+    row = score_one("run-helper-recommend", REC + claim)
+    assert not row["passed"], row["fatal"]
+
+
+def test_the_router_and_preprocess_recommendation_passes():
+    row = score_one("run-helper-recommend", REC + "Expected recommendation: transformer_engine with moe_router and "
+                    "moe_preprocess (attn as a later A/B); not full_iteration, which the dispatcher's host sync breaks.\n")
+    assert row["passed"], row["fatal"]
