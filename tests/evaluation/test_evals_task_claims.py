@@ -145,3 +145,13 @@ def test_the_router_and_preprocess_recommendation_passes():
     row = score_one("run-helper-recommend", REC + "Expected recommendation: transformer_engine with moe_router and "
                     "moe_preprocess (attn as a later A/B); not full_iteration, which the dispatcher's host sync breaks.\n")
     assert row["passed"], row["fatal"]
+
+
+def test_a_stale_kv_block_table_blamed_fails():
+    base = ("Eager pads decode steps to round_up_tokens rows while the graph replays its bucket; compare against "
+            "eager padded to the same buckets (skill-tools bench --mode inference). A mismatch at the first "
+            "generated token or between repeated runs is a real bug.\n")
+    row = score_one("inference-parity-padded-shapes",
+                    base + "Here the KV-cache block table still holds the warm-up requests' block ids on replay.\n")
+    assert not row["passed"], row["fatal"]
+    assert score_one("inference-parity-padded-shapes", base)["passed"]
