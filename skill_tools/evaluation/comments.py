@@ -7,6 +7,7 @@ text; a trailing comment is its own. :mod:`locate` reads them like a line of pro
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Iterator
 
 _COMMENT = re.compile(r"(?:^|\s)#+\s?(.{8,})$")
@@ -35,9 +36,15 @@ def comment_sentences(body: str) -> Iterator[tuple[int, str]]:
 #: A comment that labels the config the lines under it spell out: "# resulting keys:", "# or as Bridge
 #: CLI overrides:", "# final config:". Another frontend's spelling ("equivalent") is left to prose.
 _RESULT_LABEL = re.compile(r"\b(?:result(?:ing|s)?|final|effective|end state|becomes|keys|overrides|settings|"
-                           r"config(?:uration)?)\b[^:]{0,60}:\s*$", re.I)
+                           r"config(?:uration)?)\b[^:]{0,60}:\s*$|"
+                           r"(?:^|[.!;]\s+)(?:use|set|add|enable|turn on)\b[^:.]{0,60}:\s*$", re.I)  # "Use FSDP's graph mode:"
 _NOT_RESULT = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|old|before|removed?|instead of|not|equivalent|"
                          r"default|currently|today)\b", re.I)
+#: A rule line between a label and its config ("# ------").
+_RULE = re.compile(r"^\s*#+\s*[-=*_~]{3,}\s*$")
+#: A commented YAML section header ("# ddp:") and a key under it ("#   use_megatron_fsdp: true").
+_SECTION = re.compile(r"^[a-z][a-z0-9_]*:$")
+_NESTED = re.compile(r"^[a-z][a-z0-9_]*\s*:\s+\S")
 #: A commented config line: ``key.path: value``, ``key=value …``, ``--flag …``.
 _CONFIG_LINE = re.compile(r"^(?:(?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*(?::\s+|=)\S|--[a-z][\w-]+)")
 
@@ -54,14 +61,17 @@ def commented_configs(body: str) -> Iterator[tuple[int, str]]:
             n += 1
             continue
         found, k = [], n + 1
+        while k < len(lines) and not found and _RULE.match(lines[k]):
+            k += 1  # "# ----" between the label and the config
         while k < len(lines):
-            item = re.match(r"^\s*#+\s*(.*?)\s*$", lines[k])
-            text = re.sub(r"\s+#.*$", "", item.group(1)) if item else ""
+            item = re.match(r"^\s*#+ ?( *)(.*?)\s*$", lines[k])
+            text = re.sub(r"\s+#.*$", "", item.group(2)) if item else ""
             text = re.sub(r"(?<=[\w\]])[).,;]+$", "", text)  # "(… or as overrides: a=1 b=2)." ends the sentence
-            if not (item and (_CONFIG_LINE.match(text) or (found and found[-1].endswith("\\")))):
+            nested = item and _SECTION.match(text) or (item and found and item.group(1) and _NESTED.match(text))
+            if not (item and (_CONFIG_LINE.match(text) or nested or (found and found[-1].endswith("\\")))):
                 break
-            found.append(text)
+            found.append(item.group(1) + text)  # a YAML section keeps its indentation
             k += 1
-        if found:
-            yield n + 1, "\n".join(found)
+        if found and any(_CONFIG_LINE.match(f.strip()) for f in found):
+            yield n + 1, textwrap.dedent("\n".join(found))
         n = max(k, n + 1)

@@ -516,3 +516,30 @@ def test_a_cross_check_run_is_an_option_and_a_row_names_its_subject_after_a_grou
     assert any("GDN under mamba" in f for f in bad["fatal"])
     good = score_one("gdn-mamba-scope", table.format(s="attn"))
     assert not any("GDN under mamba" in f for f in good["fatal"])
+
+
+FSDP_COMMENTED = """Set `overlap_param_gather_with_optimizer_step: false`: its all-gather is issued outside the captured
+iteration and waited on inside it.
+
+```yaml
+optimizer:
+  overlap_param_gather_with_optimizer_step: false
+# ---------------------------------------------------------------------------
+# Colleague's Megatron-FSDP run (wait_bucket_ready). Same pattern. Use FSDP's graph mode:
+# ---------------------------------------------------------------------------
+# ddp:
+#   use_megatron_fsdp: true
+#   megatron_fsdp_cuda_graph_mode: true
+#   fsdp_all_gather_in_start_param_sync: true    # keep: issues the first all-gather early
+```
+"""
+
+
+def test_a_commented_yaml_section_under_a_use_label_is_read():
+    row = score_one("diagnose-stream-capture-isolation", FSDP_COMMENTED)
+    assert not row["passed"]
+    assert any("fsdp_all_gather_in_start_param_sync" in f for f in row["fatal"]), row["fatal"]
+    fixed = FSDP_COMMENTED.replace("start_param_sync: true    # keep: issues the first all-gather early",
+                                   "start_param_sync: false")
+    row = score_one("diagnose-stream-capture-isolation", fixed)
+    assert not any("fsdp_all_gather_in_start_param_sync" in f for f in row["fatal"]), row["fatal"]
