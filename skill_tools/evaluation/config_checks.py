@@ -137,8 +137,9 @@ def check_graph(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         miss = [m for m in spec["modules_include"] if m not in mods]
         if miss:
             problems.append(f"missing module(s) {miss}")
+    excluded_written: list[str] = []
     if "modules_exclude" in spec:
-        bad = [m for m in spec["modules_exclude"] if m in mods]
+        bad = excluded_written = [m for m in spec["modules_exclude"] if m in mods]
         if bad or (intent.enabled and intent.impl == "transformer_engine" and not mods
                    and spec.get("whole_layer_counts_as_excluded", True)):
             problems.append(f"captures excluded module(s) {bad or '(whole layer)'}")
@@ -152,7 +153,9 @@ def check_graph(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     if problems:
         # Graphs configured the wrong way contradict the task; no graph settings at all is only vague,
         # and so is a module list that prose may state in words the readers do not follow.
-        fatal = intent.enabled or spec.get("enabled") is False
+        # A module list the answer writes with a module the task excludes is meant for graphs even
+        # where the answer leaves the impl to the user's config ("+ cuda_graph_modules = [..., "moe"]").
+        fatal = intent.enabled or spec.get("enabled") is False or bool(excluded_written)
         unread = not mods and not _graph_written(ctx) and all("module" in p for p in problems)
         if unread:
             problems.append("no module list was read, and the impl comes from prose: not held against the answer")

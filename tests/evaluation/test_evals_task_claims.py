@@ -155,3 +155,13 @@ def test_a_stale_kv_block_table_blamed_fails():
                     base + "Here the KV-cache block table still holds the warm-up requests' block ids on replay.\n")
     assert not row["passed"], row["fatal"]
     assert score_one("inference-parity-padded-shapes", base)["passed"]
+
+
+def test_a_module_list_with_an_excluded_module_fails_without_an_impl():
+    text = ("With capacity factor 1.0 and moe_pad_expert_input_to_capacity=True (drop-and-pad) the moe scope is "
+            "allowed. Capture the router as its own graph in front of it:\n\n```diff\n"
+            "- cfg.model.cuda_graph_modules = [\"attn\"]\n+ cfg.model.cuda_graph_modules = [\"attn\", \"moe_router\", \"moe\"]\n```\n"
+            "Keep cfg.model.use_te_rng_tracker = True and cfg.rng.te_rng_tracker = True.\n")
+    row = score_one("moe-drop-pad-moe-scope", text)
+    assert not row["passed"]
+    assert any("excluded module" in f for f in row["fatal"]), row["fatal"]
