@@ -21,9 +21,11 @@ INSTEAD = re.compile(r"\b(?:instead|rather|prefer)\b", re.I)
 
 
 #: A paragraph's first line naming it the eager control of a comparison: a Make/just target
-#: ``eager iters="40":``, ``# eager baseline, same everything else``, ``echo "== eager run =="``.
-CONTROL_RUN = re.compile(r"^\s*(?:#+|//|echo\b|[\w-]*eager[\w-]*(?:\s+[^:\n]*)?:\s*$)[^\n]*?"
-                          r"\b(?:eager|graphs?[- ]off|no[- ]graphs?)\b(?![^\n]*\b(?:vs\.?|versus|then|and|or)\b)", re.I)
+#: ``eager iters="40":``, a Taskfile's ``train:eager-baseline:``, ``# eager baseline, same everything else``,
+#: ``echo "== eager run =="``.
+CONTROL_RUN = re.compile(r"^\s*(?:(?:#+|//|echo\b)[^\n]*?\b(?:eager|graphs?[- ]off|no[- ]graphs?)\b"
+                         r"(?![^\n]*\b(?:vs\.?|versus|then|and|or)\b)|"
+                         r"[\w:.-]*\b(?:eager|graphs?[- ]off|no[- ]graphs?)\b[\w:.-]*(?:\s+[^:\n]*)?:\s*$)", re.I)
 
 
 def control_run(blocks) -> Iterator[Block]:

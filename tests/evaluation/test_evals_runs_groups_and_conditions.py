@@ -543,3 +543,30 @@ def test_a_commented_yaml_section_under_a_use_label_is_read():
                                    "start_param_sync: false")
     row = score_one("diagnose-stream-capture-isolation", fixed)
     assert not any("fsdp_all_gather_in_start_param_sync" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_task_runner_target_named_eager_is_the_control():
+    from skill_tools.evaluation.recast import CONTROL_RUN
+
+    assert all(CONTROL_RUN.match(t) for t in ('eager iters="40":', "  train:eager-baseline:", "bench-no-graphs:"))
+    assert not any(CONTROL_RUN.match(t) for t in ("train:graphs-selective:", "# eager vs graphs", "  eager_run: true"))
+    taskfile = """# Taskfile.yml: TE attn graphs + selective recompute of the MLP
+
+tasks:
+  train:graphs:
+    cmds:
+      - >
+        torchrun run_recipe.py
+        model.cuda_graph_impl=transformer_engine model.cuda_graph_modules=[attn]
+        model.recompute_granularity=selective model.recompute_modules=[mlp]
+
+  train:eager-baseline:
+    cmds:
+      - >
+        torchrun run_recipe.py
+        model.cuda_graph_impl=none
+        model.recompute_granularity=full
+"""
+    values = extract_config(taskfile).config.values
+    assert values.get("model.cuda_graph_impl") == "transformer_engine", values
+    assert values.get("model.recompute_granularity") == "selective", values
