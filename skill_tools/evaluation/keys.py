@@ -101,12 +101,19 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
             elif name in _ARGV_KEYS and isinstance(v, (list, str)):
                 tokens = [str(t) for t in v] if isinstance(v, list) else [v]
                 flat = [t for tok in tokens for t in (shlex.split(tok) if " " in tok else [tok])]
-                if any(t.startswith("--") for t in flat):
-                    try:
-                        flags = read_text(shlex.join(flat), fmt="megatron_lm", source=source)
-                    except Exception:  # a command the flag reader does not understand adds nothing
+                script = max((i for i, t in enumerate(flat) if t.endswith(".py")), default=-1)
+                flat = flat[script + 1:]  # torchrun's own flags (--nproc-per-node) come before the script
+                overrides = [t for t in flat if "=" in t and not t.startswith("-") and "." in t.split("=", 1)[0]]
+                for fmt, words in (("megatron_lm", flat if any(t.startswith("--") for t in flat) else []),
+                                   ("hydra", overrides)):  # run_recipe.py's `model.x=…` overrides
+                    if not words:
                         continue
-                    for key, val in flags.values.items():
+                    try:
+                        read = read_text(shlex.join(words) if fmt == "megatron_lm" else "\n".join(words),
+                                         fmt=fmt, source=source)
+                    except Exception:  # a command the reader does not understand adds nothing
+                        continue
+                    for key, val in read.values.items():
                         if not out.has(key):
                             out.set(key, val)
             elif isinstance(v, (list, dict)):

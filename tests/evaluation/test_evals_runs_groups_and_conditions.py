@@ -570,3 +570,37 @@ tasks:
     values = extract_config(taskfile).config.values
     assert values.get("model.cuda_graph_impl") == "transformer_engine", values
     assert values.get("model.recompute_granularity") == "selective", values
+
+
+def test_a_manifests_nested_argument_list_is_read_after_the_launchers_own_flags():
+    job = """# PyTorchJob for the MoE run
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              command: ["torchrun"]
+              args:
+                - "--nproc-per-node=8"
+                - "pretrain_gpt.py"
+                # ... model args unchanged ...
+                - "--cuda-graph-impl"
+                - "transformer_engine"
+                - "--cuda-graph-modules"
+                - "attn"
+                - "moe_router"
+"""
+    values = extract_config(job).config.values
+    assert values.get("model.cuda_graph_modules") == ["attn", "moe_router"], values
+    argo = job.replace('"pretrain_gpt.py"', '"scripts/training/run_recipe.py"').replace(
+        '- "--cuda-graph-impl"\n                - "transformer_engine"\n                - "--cuda-graph-modules"\n'
+        '                - "attn"\n                - "moe_router"',
+        "- model.cuda_graph_impl=full_iteration\n                - model.cuda_graph_modules=[]\n"
+        "                - rerun_state_machine.check_for_nan_in_loss=false")
+    values = extract_config(argo).config.values
+    assert values.get("model.cuda_graph_impl") == "full_iteration", values
+    assert values.get("rerun_state_machine.check_for_nan_in_loss") is False, values
