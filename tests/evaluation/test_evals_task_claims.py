@@ -165,3 +165,12 @@ def test_a_module_list_with_an_excluded_module_fails_without_an_impl():
     row = score_one("moe-drop-pad-moe-scope", text)
     assert not row["passed"]
     assert any("excluded module" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_nan_check_said_to_need_no_switch_fails():
+    row = score_one("full-iteration-current", FULL + "The NaN check doesn't need a flag: Megatron skips it inside the "
+                    "captured region automatically.\n")
+    assert not row["passed"], row["fatal"]
+    row = score_one("full-iteration-current", FULL + "The NaN check doesn't run inside the graph on its own: it must "
+                    "be disabled, as above.\n")
+    assert row["passed"], row["fatal"]
