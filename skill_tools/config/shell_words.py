@@ -164,8 +164,22 @@ def variables(text: str, split: bool = True) -> dict[str, list[tuple[str, int]]]
                     parts.extend(found[ref] if ref in found else [(part, line)])
                 found[name] = (found.get(name, []) if append else []) + parts
             else:
+                value = _with_default(value, found)
                 found[name] = [(value, line_of(w))] if value else []
     return found
+
+
+_DEFAULTED = re.compile(r"^\$\{([A-Za-z_]\w*):?[-=]([^}]*)\}$")
+
+
+def _with_default(value: str, found: Mapping[str, list[tuple[str, int]]]) -> str:
+    """``SCOPE=${SCOPE:-block}``: the variable's earlier value in the script, else the default the
+    expansion names (what the script runs with when the caller sets nothing)."""
+    m = _DEFAULTED.match(value)
+    if not m:
+        return value
+    earlier = found.get(m.group(1))
+    return earlier[0][0] if earlier and len(earlier) == 1 else m.group(2).strip("'\"")
 
 
 def is_script_word(word: str, found: Mapping[str, list[tuple[str, int]]]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from skill_tools.config import limits
 from skill_tools.config import pysource
 from skill_tools.config.model import CanonicalConfig
+from skill_tools.config.shell_words import variable_ref, variables
 from skill_tools.evaluation.launchers import launcher_calls
 from skill_tools.evaluation.python_screen import python_hazard
 from skill_tools.evaluation.shells import ENV_TOKEN, NOT_LAUNCHERS, posix_env, program, without_prose
@@ -157,12 +158,17 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
         yield " ".join(p for p in buf if p), start
 
 def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Block]:
-    """Split shell text into env assignments, Hydra overrides and flag lists."""
+    """Split shell text into env assignments, Hydra overrides and flag lists; a flag's value that is
+    a variable the text sets to one word (``--inference-cuda-graph-scope "${SCOPE}"`` after
+    ``SCOPE=${SCOPE:-block}``) is that word."""
+    words = _one_word_variables(body) if "$" in body else {}
     for logical, ln in _logical_lines(body, line):
         try:
             tokens = shlex.split(logical, comments=True)
         except ValueError:
             tokens = logical.split()
+        if words:
+            tokens = [words.get(variable_ref(t) or "", t) if t.startswith("$") else t for t in tokens]
         tokens, inner = _shell_command_string(tokens)
         if inner is not None:  # srun … bash -c "python run_recipe.py model.x=1": the quoted command
             yield from _shell_blocks(inner, ln, role, origin)
@@ -212,6 +218,16 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield Block("run_script" if run_script else "megatron_lm", shlex.join(flags), ln, origin, role)
         if hydra:
             yield Block("hydra", "\n".join(hydra), ln, origin, role)
+
+def _one_word_variables(body: str) -> dict[str, str]:
+    """The variables ``body`` assigns that expand to one plain word (not a flag, not a path)."""
+    try:
+        found = variables(body)
+    except Exception:  # text the shell scanner cannot follow resolves nothing
+        return {}
+    return {name: vals[0][0] for name, vals in found.items()
+            if len(vals) == 1 and re.fullmatch(r"[\w.:+-]{1,64}", vals[0][0]) and not vals[0][0].startswith("-")}
+
 
 def _another_tool(tokens: list[str], scripts: list[int], flags: list[str]) -> bool:
     """``python tools/step_time.py a.log b.log --skip-first 10``: a script none of whose options

@@ -604,3 +604,21 @@ spec:
     values = extract_config(argo).config.values
     assert values.get("model.cuda_graph_impl") == "full_iteration", values
     assert values.get("rerun_state_machine.check_for_nan_in_loss") is False, values
+
+
+def test_a_flag_value_held_in_a_defaulted_shell_variable_is_read():
+    script = """```bash
+SCOPE=${SCOPE:-block}        # or: layer
+GRAPH_ARGS=(
+  --cuda-graph-impl local
+  --inference-cuda-graph-scope "${SCOPE}"
+)
+source "${MODEL_ARGS_FILE:?file that defines MODEL_ARGS}"
+torchrun -m examples.inference.offline_inference "${MODEL_ARGS[@]}" "${GRAPH_ARGS[@]}"
+```
+"""
+    values = extract_config(script).config.values
+    assert values.get("model.inference_cuda_graph_scope") == "block", values
+    from skill_tools.config.shell_words import variables
+
+    assert variables("A=${A:-x}\nB=${B-y}\nC=3\nC=${C:-z}\n")["C"] == [("3", 4)]
