@@ -145,13 +145,15 @@ def _rst_end(lines: list[str], i: int, out: list[str]) -> int | None:
 #: A workflow template's interpolation: Groovy/Nextflow/shell ``${params.recipe}``, WDL ``~{size}``,
 #: Jinja/Helm ``{{ cfg }}``. Python written inside such a template (a heredoc of a Nextflow process,
 #: a Jinja-rendered launcher) holds them where the template fills in a value.
-_INTERPOLATION = re.compile(r"[$~]\{[^{}\n]*\}|\{\{[^{}\n]*\}\}")
+#: A template's interpolation (``${params.recipe}``, ``{{ recipe }}``) or a placeholder an answer
+#: leaves for the user to fill in (``cfg = <your Qwen3-30B-A3B pretrain recipe>()``).
+_INTERPOLATION = re.compile(r"[$~]\{[^{}\n]*\}|\{\{[^{}\n]*\}\}|<[A-Za-z][\w .,/'-]{0,80}>")
 
 
 def untemplated_python(text: str) -> str:
     """``text`` as Python, with a template's interpolations read as a value (the name
     ``TEMPLATE_VALUE``) where they keep it from parsing: ``cfg = ${params.recipe}()`` is a recipe
-    call whose name the template fills in. Text that parses, or has none, is returned unchanged."""
+    call whose name the template fills in, as ``cfg = <your recipe>()`` is one the user fills in. Text that parses, or has none, is returned unchanged."""
     if not _INTERPOLATION.search(text):
         return text
     try:

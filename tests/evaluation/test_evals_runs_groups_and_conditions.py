@@ -622,3 +622,13 @@ torchrun -m examples.inference.offline_inference "${MODEL_ARGS[@]}" "${GRAPH_ARG
     from skill_tools.config.shell_words import variables
 
     assert variables("A=${A:-x}\nB=${B-y}\nC=3\nC=${C:-z}\n")["C"] == [("3", 4)]
+
+
+def test_a_placeholder_the_user_fills_in_does_not_void_a_python_block():
+    block = ("```python\ncfg = <your Qwen3-30B-A3B pretrain recipe>()\ncfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+             "cfg.model.cuda_graph_modules = [\"moe_router\", \"moe_preprocess\"]\n```\n")
+    values = extract_config(block).config.values
+    assert values.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"], values
+    from skill_tools.evaluation.doc_fences import untemplated_python
+
+    assert untemplated_python("if a < b and c > d:\n    x = 1\n") == "if a < b and c > d:\n    x = 1\n"  # parses: unchanged
