@@ -90,7 +90,7 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"an alternative|alternative\s+(?:if|when|for)|"
                   r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|(?:go|switch|roll|fall)(?:ing)? back to|revert(?:ing)? to|"
-                  r"option (?:b|2|two)|second option|other option|"
+                  r"option (?:b|2|two)|second option|other option|other (?:valid )?choice|also valid|"
                   r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|cross-?check|sanity check|gegenprobe|"
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
@@ -332,8 +332,8 @@ _OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|mo
                           # "If you'd rather stay dropless, use …": the option for a preference (the "if" may sit on the line before)
                           r"^\W*(?:if\s+|should\s+)?you(?:'d| would)?\s+(?:rather|prefer)\b()[^.;]*?,\s*(?:then\s+)?(?:use|set|switch to|add|put)\b", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".
-_ALT_AFTER = re.compile(r"^[\s`'\",]*(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+(?:\w+\s+)?"
-                        r"(?:alternative|option|fallback|plan b)\b", re.I)
+_ALT_AFTER = re.compile(r"^[\s`'\",]*(?:[\w-]+\s+){0,3}?(?:is|are|would be|becomes)\s+(?:the|an|another|a|your)\s+"
+                        r"(?:\w+\s+){0,2}(?:alternative|option|fallback|plan b|choice)\b", re.I)  # "… on its own is the other valid choice"
 # --------------------------------------------------------------------------------------------
 # fenced blocks: the sentence that introduces them
 # --------------------------------------------------------------------------------------------

@@ -632,3 +632,11 @@ def test_a_placeholder_the_user_fills_in_does_not_void_a_python_block():
     from skill_tools.evaluation.doc_fences import untemplated_python
 
     assert untemplated_python("if a < b and c > d:\n    x = 1\n") == "if a < b and c > d:\n    x = 1\n"  # parses: unchanged
+
+
+def test_a_setting_called_the_other_valid_choice_is_offered_not_recommended():
+    text = ("Use `cuda_graph_modules: [moe_router, moe_preprocess]` with `cuda_graph_impl: transformer_engine`. "
+            "If your MoE is actually drop-and-pad (capacity factor + `moe_pad_expert_input_to_capacity=True`), "
+            "`cuda_graph_modules: [moe]` on its own is the other valid choice.\n")
+    values = extract_config(text).config.values
+    assert values.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"], values
