@@ -64,10 +64,14 @@ _BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")
 _RULED_TITLE = re.compile(r"^\s*[-=]{3,}\s+[A-Za-z][^\n]*?\s[-=]{3,}\s*$")
 
 
+#: A bare name assigned one literal (TOML or Python): ``cuda_graph_modules = ["attn", "moe_router"]  # …``.
+_ASSIGN_LITERAL = re.compile(r"^\s*[A-Za-z_]\w*\s*=\s*(?:\[[^\]\n]*\]|\"[^\"\n]*\"|'[^'\n]*'|-?[\w.+-]+)\s*(?:#.*)?$")
+
+
 def code_like(line: str) -> bool:
     if _RULED_TITLE.match(line):
         return False
-    return bool(_SECTION.match(line) or _BRACE_OPEN.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
+    return bool(_ASSIGN_LITERAL.match(line) or _SECTION.match(line) or _BRACE_OPEN.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line) or _DOCKER.match(line))
 
 

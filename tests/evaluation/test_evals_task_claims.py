@@ -174,3 +174,29 @@ def test_a_nan_check_said_to_need_no_switch_fails():
     row = score_one("full-iteration-current", FULL + "The NaN check doesn't run inside the graph on its own: it must "
                     "be disabled, as above.\n")
     assert row["passed"], row["fatal"]
+
+
+def test_local_graphs_said_to_avoid_the_te_tracker_fail():
+    base = ("Don't patch TE: set model.use_te_rng_tracker=True and rng.te_rng_tracker=True (graph-safe RNG).\n\n"
+            "```python\ncfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n```\n")
+    row = score_one("rng-tracker-assert", base + "Side note: the other option is `cuda_graph_impl: local`. MCore's "
+                    "own graph manager works with Megatron's default CudaRNGStatesTracker.\n")
+    assert not row["passed"], row["fatal"]
+    assert score_one("rng-tracker-assert", base + "Switching to local graphs is no way out: Bridge asserts the "
+                     "tracker for local as well.\n")["passed"]
+
+
+def test_an_empty_scope_said_to_select_nothing_fails():
+    base = ("CUDA graphs were silently disabled: 0 graphable layers, nothing was captured. The mHC wrapper is not a "
+            "GraphableMegatronModule (Megatron-LM PR #5192); upgrade, then check the count on every PP stage.\n")
+    row = score_one("diagnose-log-no-graphable-layers",
+                    base + "Also: with an empty scope list there is nothing for the helper to select.\n")
+    assert not row["passed"], row["fatal"]
+    assert score_one("diagnose-log-no-graphable-layers",
+                     base + "An empty scope list is whole-layer capture, so the scope is not the cause.\n")["passed"]
+
+
+def test_a_module_list_said_to_be_ignored_by_full_iteration_fails():
+    text = FULL.replace("cfg.model.cuda_graph_modules = []\n", "") + \
+        "cuda_graph_modules can stay as [\"attn\", \"mlp\"]: with full_iteration it is not consulted.\n"
+    assert not score_one("full-iteration-current", text)["passed"]
