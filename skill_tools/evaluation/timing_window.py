@@ -35,7 +35,7 @@ from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, no
 from skill_tools.evaluation.wrapping import unwrapped
 
 _DEFAULT_WARMUP = 3  # TransformerConfig.cuda_graph_warmup_steps (core_v0.19.0 transformer_config.py)
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|$)", re.M)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[\d.])|(?<=\.)\.)+(?:[.!?](?![\d.])|$)", re.M)  # "1..50" ends no sentence
 #: Words of a sentence that times or compares runs.
 _TIMES = re.compile(r"(?<![a-z])(?:compar\w*|mean|average\w*|averaging|median|elapsed|speed ?up\w*|step time|"
                     r"iteration time|time per|timing|judge|measur\w*|faster|throughput|tokens/s|look at|vs\.?|versus)"
@@ -44,8 +44,8 @@ _TIMES = re.compile(r"(?<![a-z])(?:compar\w*|mean|average\w*|averaging|median|el
 _EXCLUDES = re.compile(r"(?<![a-z])(?:exclud\w*|skip\w*|drop\w*|discard\w*|ignor\w*|throw\w* away|leave out|"
                        r"leaving out|after|past|beyond|post capture|steady|never|not|no|don't|do not|avoid\w*|"
                        r"instead of|rather than|without|except|minus|slow\w*|inflat\w*|distort\w*|misleading|"
-                       r"meaningless|wrong|noise|outlier|wip\w*|hid\w*|swamp\w*|dominat\w*|skew\w*|pitfall|mistake|trap|"
-                       r"^\W*if|someone|somebody|averaged|compared|measured|timed)(?![a-z])")
+                       r"meaningless|proves? nothing|tells? (?:you )?nothing|means nothing|says nothing|wrong|noise|outlier|wip\w*|hid\w*|swamp\w*|dominat\w*|skew\w*|pitfall|mistake|trap|"
+                       r"^\W*if(?!\s+you\s+(?:want|wish|need|prefer|would like|'d like))|someone|somebody|averaged|compared|measured|timed)(?![a-z])")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
 #: On normalised text, where "1-50" reads "1 50".
@@ -68,6 +68,8 @@ _FIRST_CAPTURE = re.compile(
     r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,2}(?:on|in|at|during)\s+(?:the\s+)?(?:very\s+)?first\s+(?:iteration|iter|step)"
     r"|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.])[^.;]{0,40}?(?:contains|holds|includes|is|does|=)\s+(?:\w+\s+){0,4}?captur\w*"
     r"|(?:the\s+)?first\s+(?:iteration|iter|step)\s*(?:=|is|holds|contains|includes|does)\s+(?:\w+\s+){0,3}?captur\w*)")
+#: A line that reads as code (an assignment, a call, an index), not a sentence wrapped into the next.
+_CODE_CHARS = re.compile(r"[=\[\]()]")
 _NOT = re.compile(r"(?<![a-z])(?:not|never|isn't|doesn't|no|rather than|instead of|but)(?![a-z])|n't(?![a-z])")
 #: A table row that states the timed window: "| Iterations averaged | 2–9 | 2–9 |".
 _ROW_LABEL = re.compile(r"^\s*\|\s*(?:iterations?|iters?|steps?)\s+(?:averaged|timed|measured|compared|used)\s*\|")
@@ -111,8 +113,11 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         if rng and int(rng.group(1)) <= capture_at < int(rng.group(2)):
             return offset, rng.group().strip("| ")
         offset += len(line) + 1
-    joined = normalise(unwrapped(ctx.text))  # a comment wrapped over lines is one sentence; each line is read too
-    for m in [*_SENTENCE.finditer(joined), *(_SENTENCE.finditer(ctx.norm) if joined != ctx.norm else ())]:
+    joined = normalise(unwrapped(ctx.text))  # a comment wrapped over lines is one sentence; a line of code,
+    lines = [] if joined == ctx.norm else [  # or one not wrapped into the next, is read on its own too
+        m for m in _SENTENCE.finditer(ctx.norm)
+        if joined[ctx.norm.find("\n", m.start()) % len(joined)] != " " or _CODE_CHARS.search(m.group())]
+    for m in [*_SENTENCE.finditer(joined), *lines]:
         sentence = m.group()
         if capture_at > 1 and _FIRST_CAPTURE.search(sentence) and not _NOT.search(sentence):
             return m.start(), _FIRST_CAPTURE.search(sentence).group()

@@ -155,3 +155,16 @@ def test_with_no_warmup_the_first_iteration_does_capture():
         "Iteration 1 contains the graph capture, so drop it and compare iterations 2-40.\n"
     (check,) = checks_of(score_one("dense-te-scoped-bringup", text), "timing_window")
     assert check["score"] is None, check
+
+
+@pytest.mark.parametrize("advice,caught", [
+    ("```python\n# use the same window (iterations 1..50) for both runs so the comparison is apples to apples\n"
+     "e, g = statistics.mean(eager), statistics.mean(graph)\n```", True),
+    ("**If you want to double-check from your log**, take the first 20 iterations of each run and compare the means.", True),
+    ("An average that includes iteration 1..4 will make graphs look\nslower.", False),
+    ("One fast iteration, or a mean that includes iteration 1 / the capture step, proves nothing.", False),
+])
+def test_ranges_written_with_two_dots_a_preference_and_a_warning(advice, caught):
+    row = score_one("dense-te-scoped-bringup", DENSE + advice + "\n")
+    (check,) = checks_of(row, "timing_window")
+    assert (check["score"] == 0.0) == caught, check
