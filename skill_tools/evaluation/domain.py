@@ -41,6 +41,7 @@ from skill_tools.evaluation.answer_context import AnswerContext, CheckResult
 from skill_tools.evaluation.programs import diff_programs, literal_programs
 from skill_tools.evaluation.decorated import autotune_bindings
 from skill_tools.evaluation.fragments import SUGGESTED, WORDS
+from skill_tools.evaluation.polarity import ALTERNATIVE
 
 _PROSE_ORIGINS = ("inline", "prose", "table", "comment", WORDS)
 
@@ -58,7 +59,7 @@ def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
     for b in ctx.extraction.blocks:
         if in_files and b.role == SUGGESTED and b.cfg is not None and b.origin not in _PROSE_ORIGINS:
             out.update(b.cfg.values)
-        if b.kind == "python" and b.role == SUGGESTED:
+        if b.kind == "python" and b.role in (SUGGESTED, ALTERNATIVE):  # an offered program is one a user would run
             try:
                 tree = parse(b.text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -14,13 +14,11 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _CONDITION, _DESCRIBES, _MODULE_NEEDS, _SEARCHED,
-                                             _COMPARES, _RECIPES_SET, _SCARE_QUOTED, _SHIPS_WITH, _VERSUS,
-                                             _UNLESS_LIST, _WITH_FAILS)
+from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _MODULE_NEEDS,
+                                             _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
-#: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (capacity
-#: factor + `moe_pad_expert_input_to_capacity=True`)"): neither recommended nor rejected.
+#: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (…)"): neither recommended nor rejected.
 DESCRIBED = "described"
 #: The why of a setting that spells out the case an if-clause names (an option offered for that case).
 IF_CASE = "spells out an if-clause's case, in an aside"
@@ -96,8 +94,7 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
 #: The eager side of a comparison, its settings in parentheses: "eager (`cuda_graph_impl="none"`)", "an eager A/B (…)".
 _CONTROL = re.compile(r"\beager(?:\s+(?:run|control|arm|leg|reference|a/b|comparison|variant|side|baseline))?\s*\(\s*[`'\"]?$", re.I)
-#: A conditional fallback anywhere earlier in the sentence: "if the tracker gives you any trouble
-#: (...) you can set ... back to False", "should capture fail, ...".
+#: A conditional fallback earlier in the sentence: "if the tracker gives you any trouble (...) you can set … back to False".
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight|(?:is|are|were|was) not faster|"
@@ -345,6 +342,7 @@ _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead|adds?|alongside|next to the old|leav(?:e|ing) the old \w+ in)\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
+_DO = re.compile(r"\s*(?:then\s+)?(?:create|run|build|wrap|use|set|add|put|move|start|launch|call)\b", re.I)  # what to do
 _SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?|"
                           # "recompute of modules that don't cover the router:": the clause qualifies a noun
                           r"(?<=\w)\s+(?:that|which|who)\s+(?:don'?t|do not|doesn'?t|does not|never|won'?t|can'?t|cannot)\b[^,:;]*", re.I)
@@ -360,6 +358,9 @@ def intro_polarity(intro: str, first_comment: str = "", section_era: str | None 
         if _DOUBLE_NEG.search(cue):
             cue = _DOUBLE_NEG.sub(" ", cue)
         head = _SUBORDINATE.sub(" ", cue)  # "Instead of the old local scope, use:" -> "use:"
+        last = re.split(r":\s+", head.rstrip(": \t"))  # "Or avoid the legacy stream: create a side stream …:"
+        if len(last) > 1 and _DO.match(last[-1]) and not _INTRO_REJECT.search(last[-1]):
+            return Polarity(RECOMMENDED, era, "what its last clause says to do")
         reject = _INTRO_REJECT.search(head)
         affirm = _INTRO_AFFIRM.search(head)
         if reject and affirm:

@@ -200,3 +200,12 @@ def test_a_module_list_said_to_be_ignored_by_full_iteration_fails():
     text = FULL.replace("cfg.model.cuda_graph_modules = []\n", "") + \
         "cuda_graph_modules can stay as [\"attn\", \"mlp\"]: with full_iteration it is not consulted.\n"
     assert not score_one("full-iteration-current", text)["passed"]
+
+
+def test_a_block_whose_intro_ends_with_what_to_do_is_recommended():
+    from skill_tools.evaluation.polarity import RECOMMENDED, REJECTED, intro_polarity
+
+    assert intro_polarity("Or avoid the legacy stream entirely: create a side stream and run the loop under it:").role \
+        == RECOMMENDED
+    assert intro_polarity("Don't do this:").role == REJECTED
+    assert intro_polarity("Avoid this: the old spelling:").role == REJECTED
