@@ -214,7 +214,7 @@ def test_a_block_whose_intro_ends_with_what_to_do_is_recommended():
 def test_an_nccl_timeout_variable_said_to_fix_the_teardown_hang_fails():
     base = ("The captured graphs still hold NCCL resources, so destroy_process_group waits forever. Upgrade Bridge "
             "(it calls delete_cuda_graphs() before teardown) or delete the graphs yourself first.\n")
-    row = score_one("diagnose-teardown-hang", base + "If you can't upgrade: `export TORCH_NCCL_BLOCKING_WAIT=1`, and "
+    row = score_one("diagnose-teardown-hang", base + "Until you upgrade, launch with `export TORCH_NCCL_BLOCKING_WAIT=1`: "
                     "the process exits cleanly instead of waiting on the communicators.\n")
     assert not row["passed"], row["fatal"]
     assert score_one("diagnose-teardown-hang", base + "`TORCH_NCCL_ASYNC_ERROR_HANDLING=1` only bounds the wait; "
