@@ -28,3 +28,18 @@ def score_one(task_id: str, answer: str) -> dict[str, Any]:
 def checks_of(row: dict[str, Any], check_type: str) -> list[dict[str, Any]]:
     """The checks of one type in a scored answer, in order."""
     return [c for b in row["behaviors"] for c in b["checks"] if c["type"] == check_type]
+
+
+def assert_claimed(task_id: str, answer: str) -> dict[str, Any]:
+    """``answer`` fails its task, with a ``claim_absent`` check among the reasons."""
+    row = score_one(task_id, answer)
+    assert not row["passed"], row["fatal"]
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent")), row["fatal"]
+    return row
+
+
+def assert_passes(task_id: str, answer: str) -> dict[str, Any]:
+    """``answer`` passes its task."""
+    row = score_one(task_id, answer)
+    assert row["passed"], row["fatal"]
+    return row

@@ -8,7 +8,7 @@ through the whole scorer and the task set's own checks."""
 from __future__ import annotations
 
 import pytest
-from one_answer import checks_of, score_one
+from one_answer import assert_claimed, assert_passes, checks_of, score_one
 
 from skill_tools.evaluation.answer_context import _synonym_pattern
 
@@ -24,9 +24,7 @@ TE_FIX = ("Keep `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` and add `expo
     "`NCCL_GRAPH_REGISTER=0` is only needed for `cuda_graph_impl=local` on pre-Blackwell GPUs.\n",
 ])
 def test_a_blackwell_exemption_for_te_graphs_fails(claim):
-    row = score_one("expandable-segments-te-assert", TE_FIX + claim)
-    assert not row["passed"], row["fatal"]
-    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+    assert_claimed("expandable-segments-te-assert", TE_FIX + claim)
 
 
 @pytest.mark.parametrize("right", [
@@ -36,8 +34,7 @@ def test_a_blackwell_exemption_for_te_graphs_fails(claim):
     "On B200 the TE helper still asserts it, so the export is needed there as well.\n",
 ])
 def test_the_local_only_gate_and_blackwell_still_needing_it_pass(right):
-    row = score_one("expandable-segments-te-assert", TE_FIX + right)
-    assert row["passed"], row["fatal"]
+    assert_passes("expandable-segments-te-assert", TE_FIX + right)
 
 
 PP = ("With PP>1 the TE helper captures one graph per layer per microbatch, each with static input/output/grad "
@@ -50,9 +47,7 @@ PP = ("With PP>1 the TE helper captures one graph per layer per microbatch, each
     "Lowering GBS or raising MBS won't shrink graph memory.\n",
 ])
 def test_graph_memory_said_independent_of_microbatches_fails(claim):
-    row = score_one("pp-memory-oom", PP + claim)
-    assert not row["passed"], row["fatal"]
-    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+    assert_claimed("pp-memory-oom", PP + claim)
 
 
 def test_fewer_microbatches_as_the_lever_passes():

@@ -7,7 +7,7 @@ these tests, through the whole scorer and the task set's own checks."""
 from __future__ import annotations
 
 import pytest
-from one_answer import checks_of, score_one
+from one_answer import assert_claimed, assert_passes, checks_of, score_one
 
 GDN_OK = ("Qwen3.5's Gated DeltaNet layers are built as the self_attention submodule of a TransformerLayer, so "
           "`attn` captures them; `mamba` is for real Mamba layers (Nemotron-H: `mamba` plus `attn`). For the NVFP4 "
@@ -26,8 +26,7 @@ def test_the_mamba_scope_for_qwen35_fails():
     "| Qwen3.5 | `attn` | GDN is self_attention, not mamba |\n",
 ])
 def test_attn_for_qwen35_passes(right):
-    row = score_one("gdn-mamba-scope", GDN_OK + right)
-    assert row["passed"], row["fatal"]
+    assert_passes("gdn-mamba-scope", GDN_OK + right)
 
 
 FULL = ("```python\ncfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n"
@@ -41,9 +40,7 @@ FULL = ("```python\ncfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cu
     "Note: the NaN check runs outside the captured region, so you can re-enable it later.\n",
 ])
 def test_a_nan_check_said_to_run_outside_the_graph_fails(claim):
-    row = score_one("full-iteration-current", FULL + claim)
-    assert not row["passed"], row["fatal"]
-    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent"))
+    assert_claimed("full-iteration-current", FULL + claim)
 
 
 def test_the_nan_checks_said_to_stay_off_pass():
@@ -90,8 +87,7 @@ def test_reported_buckets_taken_as_proof_of_capture_fail(claim):
     "The engine reports its graph batch buckets (that's config, not proof of capture).\n",
 ])
 def test_buckets_said_to_be_config_pass(right):
-    row = score_one("rl-colocated-eager-decode", right + RL)
-    assert row["passed"], row["fatal"]
+    assert_passes("rl-colocated-eager-decode", right + RL)
 
 
 def test_an_offered_option_that_breaks_a_domain_rule_fails():
@@ -124,8 +120,7 @@ def test_inverted_bandwidth_columns_fail(claim):
     "busbw = algbw * 2(n-1)/n, so at 16 ranks algbw reads about half of busbw.\n",
 ])
 def test_busbw_as_the_comparable_figure_passes(right):
-    row = score_one("neg-nccl-bandwidth", NCCL + right)
-    assert row["passed"], row["fatal"]
+    assert_passes("neg-nccl-bandwidth", NCCL + right)
 
 
 REC = ("Run `skill-tools recommend configs/qwen3_30b_a3b.yaml --json`, then `skill-tools apply` with what it "
