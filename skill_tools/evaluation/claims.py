@@ -157,7 +157,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
 #: capture decode").
 _FOR_SUBJECT = re.compile(r"^[^,;]{0,50}(?<![a-z])(?:for|during|in|at|with|za|voor|bij|für|beim|pour|para|per|dla|"
                           r"podczas|için|cho|untuk|при|для|για|captures?|serves?|covers?|handles?|accelerates?|"
-                          r"speeds? up)\s*[`'\"*]*$")
+                          r"speeds? up)\s*(?:the\s+|its\s+|their\s+|your\s+|all\s+)?[`'\"*]*$")  # "`mamba` for the GDN layers"
 
 
 def _bound_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],

@@ -68,6 +68,9 @@ _FIRST_CAPTURE = re.compile(
     r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,2}(?:on|in|at|during)\s+(?:the\s+)?(?:very\s+)?first\s+(?:iteration|iter|step)"
     r"|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.])[^.;]{0,40}?(?:contains|holds|includes|is|does|=)\s+(?:\w+\s+){0,4}?captur\w*"
     r"|(?:the\s+)?first\s+(?:iteration|iter|step)\s*(?:=|is|holds|contains|includes|does)\s+(?:\w+\s+){0,3}?captur\w*)")
+#: Dropping one iteration as if it held all the warm-up ("drop the warm-up iteration", "skip only the first step").
+_DROP_FIRST = re.compile(r"(?<![a-z])(?:drop|skip|discard|exclude|ignore|throw away)\w*\s+(?:only\s+)?(?:the\s+)?"
+                         r"(?:first|1st|warm ?up|initial)\s+(?:iteration|iter|step)(?![a-z])")
 #: A line that reads as code (an assignment, a call, an index), not a sentence wrapped into the next.
 _CODE_CHARS = re.compile(r"[=\[\]()]")
 _NOT = re.compile(r"(?<![a-z])(?:not|never|isn't|doesn't|no|rather than|instead of|but)(?![a-z])|n't(?![a-z])")
@@ -121,6 +124,9 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         sentence = m.group()
         if capture_at > 1 and _FIRST_CAPTURE.search(sentence) and not _NOT.search(sentence):
             return m.start(), _FIRST_CAPTURE.search(sentence).group()
+        drop = _DROP_FIRST.search(sentence) if capture_at > 1 and "captur" not in sentence else None
+        if drop:  # "drop the warm-up iteration, time N steady-state iterations": warm-up and capture stay in
+            return m.start(), drop.group()
         if not _TIMES.search(sentence) or _EXCLUDES.search(sentence):
             continue
         window = _window(sentence, capture_at)

@@ -214,3 +214,31 @@ def test_an_nccl_timeout_variable_said_to_fix_the_teardown_hang_fails():
     assert not row["passed"], row["fatal"]
     assert score_one("diagnose-teardown-hang", base + "`TORCH_NCCL_ASYNC_ERROR_HANDLING=1` only bounds the wait; "
                      "it releases nothing.\n")["passed"]
+
+
+def test_claims_in_the_words_of_the_sealed_set_06q():
+    assert_claimed("gdn-mamba-scope", GDN_OK + "- `cuda_graph_modules: [attn, mamba]`: `attn` for the softmax "
+                   "layers, `mamba` for the GDN layers\n")
+    assert_claimed("expandable-segments-te-assert", TE_FIX_06Q + "The allocator mode and TE capture are mutually "
+                   "exclusive, so strip expandable_segments for TE runs.\n")
+    assert_passes("expandable-segments-te-assert", TE_FIX_06Q)
+
+
+TE_FIX_06Q = ("Keep `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` and add `export NCCL_GRAPH_REGISTER=0`: NCCL's "
+              "graph user-buffer registration with expandable segments can hit an illegal memory access, which is why "
+              "TECudaGraphHelper asserts it for cuda_graph_impl=transformer_engine.\n")
+
+
+def test_dropping_only_the_warmup_iteration_fails():
+    from skill_tools.evaluation.timing_window import _DROP_FIRST
+
+    assert _DROP_FIRST.search("drop the warm up iteration, time n steady state iterations per arm")
+    assert not _DROP_FIRST.search("drop the warm up iterations and the capture step")
+
+
+def test_a_first_token_mismatch_explained_away_fails():
+    base = ("Eager pads decode steps to round_up_tokens rows while the graph replays its bucket; compare against "
+            "eager padded to the same buckets (skill-tools bench --mode inference).\n")
+    assert_claimed("inference-parity-padded-shapes", base + "A mismatch on the very first generated token can be "
+                   "explained by the same padded-shape rounding.\n")
+    assert_passes("inference-parity-padded-shapes", base + "A mismatch on the first generated token is a real bug.\n")
