@@ -16,7 +16,13 @@ timing sentence that names a window starting at the first iterations:
 - a sentence that places the capture on the first iteration ("Iteration 1 contains the CUDA graph
   capture, so we drop it") when the warm-up is one or more: the capture comes after the warm-up, so
   dropping the first iteration keeps warm-up and capture in the timing (with or without "drop");
+- dropping only the warm-up or first iteration ("drop the warm-up iteration, time N steady-state
+  iterations") when the warm-up is one or more and the sentence does not name the capture;
 - a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step.
+
+Sentences are read with hard-wrapped lines and comments joined (:func:`wrapping.unwrapped`); a line
+that is not wrapped into the next, or reads as code (``eff = (capture_step_ms + n * step_ms) / …``),
+is read on its own too. "If you want to …, take the first 20 iterations" is advice, not a supposition.
 
 A sentence that excludes the window ("skip", "exclude", "discard", "after", "never", "not", …)
 advises against it and binds nothing, as does one that warns what such a window does ("If your
