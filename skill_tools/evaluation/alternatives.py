@@ -12,7 +12,8 @@ recommendation's settings the task does not state (companions such as the RNG tr
 inference scope): "Option B: keep full recompute and capture the full iteration" is judged with
 the user's full recompute, not with option A's selective one. Any other option (a fallback, a
 next phase) replaces only the keys it names. Only errors the option brings about are charged: those on keys the
-option sets that the recommended config does not already have.
+option sets that the recommended config does not already have. The task's domain rules on config keys
+judge each option too (an offload option without persisted graphs).
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a
 that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
 (:func:`answer_context.mention_spans`): case and ``-``/``_`` folded; a plain multi-word object or
 rival also matches reworded (:mod:`loose_phrases`: inflections, a word or two between, near-synonyms).
+A claim whose objects are denials (``negative``: "not needed", "can stay unset") binds its nearest
+object whatever negation it carries; only a negation before the subject or a nearer rival unbinds it.
 """
 
 from __future__ import annotations
