@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 from skill_tools.config.era import Era
 from skill_tools.config.model import CanonicalConfig
@@ -110,20 +110,21 @@ def _synonym_pattern(synonym: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9])" + body + tail)
 
 
-def find_mentions(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, str]]:
-    """(position, synonym) of every mention, in text order."""
-    out = []
+def _matches(ctx: AnswerContext, synonyms: list[str]) -> Iterator[tuple[re.Match[str], str]]:
     for syn in synonyms:
         for m in _synonym_pattern(syn).finditer(ctx.norm):
-            out.append((m.start(), syn))
-    return sorted(out)
+            yield m, syn
+
+
+def find_mentions(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, str]]:
+    """(position, synonym) of every mention, in text order."""
+    return sorted((m.start(), syn) for m, syn in _matches(ctx, synonyms))
 
 
 def mention_spans(ctx: AnswerContext, synonyms: list[str]) -> list[tuple[int, str]]:
     """(position, matched text) of every mention, in text order: the text, not the synonym, so that
     its length spans what was matched ("without `NCCL_GRAPH_REGISTER" for "without NCCL_GRAPH_REGISTER")."""
-    return sorted((m.start(), ctx.norm[m.start():m.end()]) for syn in synonyms
-                  for m in _synonym_pattern(syn).finditer(ctx.norm))
+    return sorted((m.start(), m.group()) for m, _ in _matches(ctx, synonyms))
 
 
 def quote(text: str, pos: int, width: int = _CONTEXT) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from skill_tools.config import pysource
 from skill_tools.config.model import SECTIONS, CanonicalConfig
@@ -76,15 +76,7 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
 
     from skill_tools.config.readers import read_text
 
-    stack, seen = [value], 0
-    while stack and seen < _MAX_WALK:
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in mappings(value):
         for k, v in node.items():
             name = str(k).lower()
             if name in _ENV_PARENTS and isinstance(v, list):
@@ -104,20 +96,31 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
                 script = max((i for i, t in enumerate(flat) if t.endswith(".py")), default=-1)
                 flat = flat[script + 1:]  # torchrun's own flags (--nproc-per-node) come before the script
                 overrides = [t for t in flat if "=" in t and not t.startswith("-") and "." in t.split("=", 1)[0]]
-                for fmt, words in (("megatron_lm", flat if any(t.startswith("--") for t in flat) else []),
-                                   ("hydra", overrides)):  # run_recipe.py's `model.x=…` overrides
-                    if not words:
+                flags = shlex.join(flat) if any(t.startswith("--") for t in flat) else ""
+                for fmt, text in (("megatron_lm", flags), ("hydra", "\n".join(overrides))):  # run_recipe.py's `model.x=…`
+                    if not text:
                         continue
                     try:
-                        read = read_text(shlex.join(words) if fmt == "megatron_lm" else "\n".join(words),
-                                         fmt=fmt, source=source)
+                        read = read_text(text, fmt=fmt, source=source)
                     except Exception:  # a command the reader does not understand adds nothing
                         continue
                     for key, val in read.values.items():
                         if not out.has(key):
                             out.set(key, val)
-            elif isinstance(v, (list, dict)):
-                stack.append(v)
+
+
+def mappings(value: Any) -> Iterator[dict]:
+    """Every mapping in a parsed document, at any depth (bounded by ``_MAX_WALK`` nodes): where a
+    launcher manifest keeps its environment and argument lists."""
+    stack, seen = [value], 0
+    while stack and seen < _MAX_WALK:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            yield node
+            stack.extend(v for v in node.values() if isinstance(v, (list, dict)))
 
 
 def _env_value(val: Any) -> str:

@@ -128,11 +128,10 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         if joined[ctx.norm.find("\n", m.start()) % len(joined)] != " " or _CODE_CHARS.search(m.group())]
     for m in [*_SENTENCE.finditer(joined), *lines]:
         sentence = m.group()
-        if capture_at > 1 and _FIRST_CAPTURE.search(sentence) and not _NOT.search(sentence):
-            return m.start(), _FIRST_CAPTURE.search(sentence).group()
+        first = _FIRST_CAPTURE.search(sentence) if capture_at > 1 and not _NOT.search(sentence) else None
         drop = _DROP_FIRST.search(sentence) if capture_at > 1 and "captur" not in sentence else None
-        if drop:  # "drop the warm-up iteration, time N steady-state iterations": warm-up and capture stay in
-            return m.start(), drop.group()
+        if first or drop:  # "drop the warm-up iteration, time N steady-state iterations": warm-up and capture stay in
+            return m.start(), (first or drop).group()
         if not _TIMES.search(sentence) or _EXCLUDES.search(sentence):
             continue
         window = _window(sentence, capture_at)

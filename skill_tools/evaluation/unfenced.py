@@ -155,30 +155,15 @@ def _yaml_document(body: list[str]) -> bool:
     from skill_tools.config.model import SECTIONS
     from skill_tools.evaluation.keys import _ENV_PARENTS
 
-    from skill_tools.evaluation.keys import _ARGV_KEYS
+    from skill_tools.evaluation.keys import _ARGV_KEYS, mappings
 
-    if _argv_list(doc, _ARGV_KEYS):
+    if any(k in _ARGV_KEYS and isinstance(v, list) and sum(isinstance(x, str) and x.startswith("--") for x in v) >= 2
+           for node in mappings(doc) for k, v in node.items()):
         return True  # `args:` over `- --cuda-graph-impl=…` items, at any depth: a launcher's argument list
     return isinstance(doc, dict) and len(doc) >= 2 and all(isinstance(k, str) and k.isidentifier() for k in doc) \
         and any(k in SECTIONS or k in _ENV_PARENTS for k in doc) \
         and any(isinstance(v, dict) and v and all(isinstance(k, str) and k.isidentifier() for k in v) for v in doc.values())
 
-
-
-def _argv_list(doc: object, argv_keys: frozenset[str]) -> bool:
-    """Whether a mapping in ``doc`` (a PyTorchJob's containers, a CI job) holds an argument list with
-    two or more ``--flags`` under ``args:`` / ``command:``."""
-    stack, seen = [doc], 0
-    while stack and seen < 2000:
-        node, seen = stack.pop(), seen + 1
-        if isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if k in argv_keys and isinstance(v, list) and sum(isinstance(x, str) and x.startswith("--") for x in v) >= 2:
-                    return True
-                stack.append(v)
-    return False
 
 
 def _python_statements(text: str, one_line: bool = False) -> bool:
