@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 from typing import Any
 
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, mention_spans, normalise, quote
 from skill_tools.evaluation.loose_phrases import loose_mentions
 from skill_tools.evaluation.polarity import REJECTED
+from skill_tools.evaluation.table_statements import statements
 from skill_tools.evaluation.wrapping import unwrapped
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
@@ -189,9 +191,30 @@ def _advised_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: li
     return obj
 
 
+def _claim_in_tables(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
+    """The claim stated across a table's cells (:mod:`table_statements`), at its row's position."""
+    lines = _table_lines(ctx.text)
+    if not lines:
+        return None
+    table_ctx = AnswerContext(text="\n".join(s for s, _ in lines), extraction=ctx.extraction, era=ctx.era)
+    found = find_claim(table_ctx, spec)
+    if found is None:
+        return None
+    pos, subj, obj = found
+    line_no = table_ctx.text.count("\n", 0, pos)
+    return lines[line_no][1], subj, obj
+
+
+@lru_cache(maxsize=64)
+def _table_lines(text: str) -> tuple[tuple[str, int], ...]:
+    return tuple(statements(text))
+
+
 def check_claim_absent(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
     found = find_claim(ctx, spec)
+    if found is None:
+        found = _claim_in_tables(ctx, spec)
     if found is None:
         # a guard, not a merit: an answer earns nothing for a mistake it does not make
         return CheckResult("claim_absent", name, None, f"not applicable: does not claim {name}")

@@ -70,7 +70,7 @@ class TableCell:
 
 
 #: An introduction that lists what not to do: "What does *not* work on 0.16:", "Common mistakes:".
-_REJECTING_INTRO = re.compile(r"\b(?:(?:does|do|will|would)(?:n't| not)|won't|cannot|can't) (?:work|run|load|apply)\b|"
+REJECTING_INTRO = re.compile(r"\b(?:(?:does|do|will|would)(?:n't| not)|won't|cannot|can't) (?:work|run|load|apply)\b|"
                               r"\b(?:mistakes|pitfalls|anti-?patterns|gotchas|don'?ts|not to do|to avoid|avoid)\b|"
                               r"\b(?:invalid|rejected|refused|wrong|broken|deprecated|obsolete)\b", re.I)
 
@@ -91,7 +91,7 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     header = cells(lines[start])
     cols = [intro_polarity(h, "", section_era) for h in header]
     intro = next((ln for ln in reversed(lines[max(0, start - 2):start]) if ln.strip()), "")
-    if cols and intro.rstrip().endswith(":") and _REJECTING_INTRO.search(intro.replace("*", "").replace("_", " ")):
+    if cols and intro.rstrip().endswith(":") and REJECTING_INTRO.search(intro.replace("*", "").replace("_", " ")):
         cols[0] = Polarity(REJECTED, cols[0].era, "the table's introduction rejects its rows")  # "What does not work:"
     keyed = {j: _header_key(h) for j, h in enumerate(header) if j and _header_key(h)}
     out: list[TableCell] = []

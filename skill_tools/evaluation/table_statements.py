@@ -1,0 +1,100 @@
+"""A Markdown table read as the sentences it stands for, so that a claim made in a table is judged
+as the same claim made in prose.
+
+A table states a claim across cells: the row names the subject, the column the attribute, the cell
+the value ("| `True` | higher — the gathered params are kept | faster |" under a heading that names
+``reshard_after_forward``), or the columns name the subjects and the rows the attributes
+("| backward | no extra all-gather | all-gathers again |" under "| | `x=True` | `x=False` |").
+:func:`statements` writes each cell as a line "<subject>: <cell>." for both readings, and, when
+the cell opens with a short phrase ("higher", "lowest", "faster, …"), also "<subject>: <phrase>
+<attribute>." ("reshard_after_forward=True: higher memory."), keeping for each line the position of
+its row in the answer for the evidence. The attribute joins only a short phrase: joined to a long
+cell ("| Extra memory | ≈ one block's params |") its own words would read as the claim. A first cell that is a bare value
+(``True``, ``False``, a number, a quoted string) is named by the setting the header cell or the
+two lines before the table name (``reshard_after_forward``), as a reader would.
+
+Tables introduced as what does not work ("What does not work:") are left out: their rows are
+rejected, not stated.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skill_tools.evaluation.prose import REJECTING_INTRO, cells, is_table_start
+
+#: A cell that is only a value: ``True``, ``False``, ``None``, a number, a quoted string, ``int``.
+_BARE_VALUE = re.compile(r"""^(?:true|false|none|null|on|off|yes|no|-?\d+(?:\.\d+)?|"[^"]*"|'[^']*'|int(?:\s*\(.*\))?)$""", re.I)
+#: A setting's name: snake_case of two parts or more, optionally dotted, or a CLI flag.
+_SETTING = re.compile(r"(?<![\w.-])((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+|--[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w-])")
+#: Where a cell's leading phrase ends: "higher — the gathered …", "faster, no second all-gather".
+_PHRASE_END = re.compile(r"\s+[—–-]\s+|[,;:(]|\s+\(")
+_MAX_PHRASE_WORDS = 2  # "higher", "much lower": a qualifier of the attribute, not a quantity
+_MAX_LINES = 400  # tables longer than this are data dumps, not claims
+
+
+def _clean(cell: str) -> str:
+    return " ".join(cell.replace("`", "").replace("**", "").replace("__", "").split()).strip()
+
+
+def _named_setting(header0: str, intro: str) -> str | None:
+    """The setting a table of bare values is about: named in its first header cell, else the
+    last named in the two lines before it."""
+    for source in (header0, intro):
+        found = _SETTING.findall(source.replace("`", " ").replace("*", " "))
+        if found:
+            return found[-1]
+    return None
+
+
+def _subject(cell: str, setting: str | None) -> str:
+    value = _clean(cell)
+    if setting and _BARE_VALUE.match(value):
+        return f"{setting}={value}"
+    return value
+
+
+def _lines_for(subject: str, attribute: str, value: str) -> list[str]:
+    if not subject or not value:
+        return []
+    out = [f"{subject}: {value}."]  # the attribute alone is no claim ("| Extra memory | ≈ 3 GB |")
+    head = _PHRASE_END.split(value, maxsplit=1)[0].strip()
+    if attribute and head and len(head.split()) <= _MAX_PHRASE_WORDS and not re.search(r"\d", head):
+        out.append(f"{subject}: {head} {attribute}.")
+    return out
+
+
+def statements(text: str) -> list[tuple[str, int]]:
+    """(sentence, position of its row in ``text``) for every data cell of every Markdown table."""
+    lines = text.split("\n")
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln) + 1)
+    out: list[tuple[str, int]] = []
+    seen: set[tuple[str, int]] = set()
+    i = 0
+    while i < len(lines):
+        if not is_table_start(lines, i):
+            i += 1
+            continue
+        header = [_clean(c) for c in cells(lines[i])]
+        intro_lines = [ln for ln in lines[max(0, i - 2):i] if ln.strip()]
+        intro = " ".join(intro_lines)
+        rejected = bool(intro_lines) and intro_lines[-1].rstrip().endswith(":") and \
+            bool(REJECTING_INTRO.search(intro_lines[-1].replace("*", "").replace("_", " ")))
+        setting = _named_setting(cells(lines[i])[0] if cells(lines[i]) else "", intro)
+        j = i + 2
+        while j < len(lines) and "|" in lines[j] and lines[j].strip() and j - i < _MAX_LINES:
+            row = cells(lines[j])
+            if not rejected and len(row) >= 2:
+                row_subject = _subject(row[0], setting)
+                for k in range(1, min(len(row), len(header))):
+                    value = _clean(row[k])
+                    for s in _lines_for(row_subject, header[k], value) + \
+                            _lines_for(_subject(header[k], setting), _clean(row[0]), value):  # row or column names it
+                        if (s, offsets[j]) not in seen:
+                            seen.add((s, offsets[j]))
+                            out.append((s, offsets[j]))
+            j += 1
+        i = j
+    return out
