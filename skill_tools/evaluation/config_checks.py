@@ -362,6 +362,9 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("env", name, 0.0, ("required companion missing: " if spec.get("required") else "")
                            + f"{var} not set in the suggested environment"
                            + (f" (found: {', '.join(sorted(env))})" if env else ""), fatal=bool(spec.get("required")))
+    if spec.get("required") and _only_in_prose(ctx, var):
+        return CheckResult("env", name, 0.0, f"required companion missing: {var} is only mentioned in prose, not in the "
+                           "environment the answer's own code sets", fatal=True)
     value = env[var]
     if "equals" in spec:
         ok = value.strip() == spec["equals"]
@@ -371,6 +374,17 @@ def check_env(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         want = f"to contain {spec['contains']!r}"
     return CheckResult("env", name, 1.0 if ok else 0.0, f"{var}={value!r}" + ("" if ok else f": expected {want}"),
                        f"{var}={value}", fatal=not ok)
+
+
+def _only_in_prose(ctx: AnswerContext, var: str) -> bool:
+    """The answer writes an environment down (a code block, a script, a table, a changed file) and
+    ``var`` is not in it, only in prose ("older guides pair it with `NCCL_GRAPH_REGISTER=0`"): what
+    the user runs is what is written."""
+    from skill_tools.evaluation.precedence import WRITTEN_ORIGINS
+
+    key = "env." + var
+    written = [b for b in ctx.extraction.blocks if b.origin in WRITTEN_ORIGINS and any(k.startswith("env.") for k in b.keys)]
+    return bool(written) and not any(key in b.keys for b in written)
 
 
 def _graph_written(ctx: AnswerContext) -> bool:
