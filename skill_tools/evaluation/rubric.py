@@ -205,6 +205,17 @@ def run_check(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     return fn(ctx, spec)
 
 
+def required_behavior(text: str, checks: list[CheckResult]) -> list[CheckResult]:
+    """A fatal finding when a behavior the task marks ``required`` (its outcome: the fix or the
+    verification the user must do next) is missed: checks ran and all scored 0. A missing outcome
+    fails the answer as a wrong key does; a behavior none of whose checks applies is not judged."""
+    scored = [c for c in checks if c.score is not None]
+    if not scored or any(c.score > 0.0 for c in scored):  # half credit (prose in another language) is no miss
+        return []
+    why = "; ".join(c.explanation for c in scored)[:300]
+    return [CheckResult("required", text, 0.0, f"required behavior missed: {why}", fatal=True)]
+
+
 def _unmet(ctx: AnswerContext, when: dict[str, Any]) -> str:
     """Why a check's ``when`` condition does not hold for this answer ('' when it does)."""
     if ctx.extraction.unsafe or not when:

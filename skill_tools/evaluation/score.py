@@ -19,19 +19,12 @@ from skill_tools.evaluation.apply_commands import command_blocks
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (GENERIC_NOTE, about_cuda_graphs, check_assertion, check_relevance,
                                             own_task_set)
-from skill_tools.evaluation.outcome import (
-    Outcome,
-    apply,
-    check_decision,
-    check_diagnosis,
-    extraction_confidence,
-    read_changes,
-    rewritten_removals,
-    task_outcome,
-)
+from skill_tools.evaluation.outcome import (Outcome, apply, check_decision, check_diagnosis, extraction_confidence,
+                                            read_changes, rewritten_removals, task_outcome)
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
-from skill_tools.evaluation.rubric import AnswerContext, answer_errors, has_check, restated_keys, run_check
+from skill_tools.evaluation.rubric import (AnswerContext, answer_errors, has_check, required_behavior, restated_keys,
+                                          run_check)
 from skill_tools.evaluation.precedence import graphs_on
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
@@ -290,6 +283,7 @@ class Scorer:
                     out.append(BehaviorScore(idx, text, float(spec.get("weight", 1)), [], f"not scored: {spec['not_scorable']}"))
                     continue
                 checks = [run_check(ctx, c) for c in spec.get("checks", [])]
+                checks += required_behavior(text, checks) if spec.get("required") else []
                 out.append(BehaviorScore(idx, text, float(spec.get("weight", 1)), checks))
         for idx, text in enumerate(texts):
             if idx in covered:
