@@ -24,8 +24,9 @@ from skill_tools.evaluation.file_names import NAMED_PART
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import ALTERNATIVE
 
-#: "Choose one:", "two ways", "You have two good options.", "a couple of alternatives".
+#: "Choose one:", "two ways", "You have two good options.", "a couple of alternatives", "Both work:".
 HEDGE = re.compile(r"\b(?:choose one|pick one|one of (?:these|the following|two)|either (?:of these|way)|"
+                   r"both (?:work|are (?:fine|valid|supported|ok|options))\b|either (?:works|one works|is fine)\b|"
                    r"(?:two|three|several|a few|a couple of)\s+(?:[a-z]+\s+){0,2}?"
                    r"(?:ways|options|alternatives|choices|approaches|paths|routes|setups|configs|configurations|"
                    r"fixes|solutions)\b|(?:have|need|must|get) to (?:choose|pick|decide)\b|"

@@ -196,3 +196,14 @@ def test_numbered_bold_options_after_a_hedge_and_a_flag_in_quotes():
     ex = extract_config(text, era="current")
     assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
     assert any(a.get("model.cuda_graph_impl") == "full_iteration" for a in ex.alternatives)
+
+
+def test_both_work_lists_options_each_judged_on_its_own():
+    """"Both work for decode:" then one bullet per impl: each bullet is an option the user may pick."""
+    text = ("**Which impl?** Both work for decode:\n\n"
+            "- `cuda_graph_impl=\"local\"` with `inference_cuda_graph_scope=\"block\"`.\n"
+            "- `cuda_graph_impl=\"transformer_engine\"` with `inference_cuda_graph_scope=\"layer\"`.\n")
+    ex = extract_config(text)
+    impls = {a.values.get("model.cuda_graph_impl") for a in ex.alternatives} | {ex.config.values.get("model.cuda_graph_impl")}
+    assert "transformer_engine" in {a.values.get("model.cuda_graph_impl") for a in ex.alternatives}
+    assert "local" in impls
