@@ -59,3 +59,22 @@ def test_fewer_microbatches_as_the_lever_passes():
 def test_code_marks_between_the_words_of_a_phrase_still_match():
     assert _synonym_pattern("without NCCL_GRAPH_REGISTER").search("run without `nccl graph register=0`")
     assert not _synonym_pattern("without NCCL_GRAPH_REGISTER").search("without the nccl graph register")
+
+
+NAN_BISECT = ("A/B at the same seed with graphs off, then narrow the scope (attn only, then none); upgrade TE and "
+              "megatron-core and compare the loss curves. Known replay-numerics causes: EP overlap with attn graphs, "
+              "wgrad ordering, 1F1B parameter order.\n\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "CUDA graph replay is numerically identical to the eager step it recorded.\n",
+    "Keep the scope while you check data; the attention graph is not what is producing the NaN.\n",
+    "replay = same math, just fewer CPU launches.\n",
+])
+def test_graph_replay_exonerated_for_the_nan_fails(claim):
+    assert_claimed("diagnose-nan-after-graphs", NAN_BISECT + claim)
+
+
+def test_replay_bugs_named_as_a_cause_pass():
+    assert_passes("diagnose-nan-after-graphs", NAN_BISECT + "Graph replay can cause this: a stale buffer or a replay "
+                  "bug produces exactly this drift, so graphs are the first suspect.\n")
