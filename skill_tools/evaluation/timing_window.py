@@ -18,7 +18,9 @@ timing sentence that names a window starting at the first iterations:
   dropping the first iteration keeps warm-up and capture in the timing (with or without "drop");
 - dropping only the warm-up or first iteration ("drop the warm-up iteration, time N steady-state
   iterations") when the warm-up is one or more and the sentence does not name the capture;
-- a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step.
+- a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step;
+- a command line that times a whole training launch (``/usr/bin/time -f "%e s" torchrun …``, ``time
+  srun …``, ``hyperfine 'torchrun …'``): its wall clock holds start-up, warm-up and capture.
 
 Sentences are read with hard-wrapped lines and comments joined (:func:`wrapping.unwrapped`); a line
 that is not wrapped into the next, or reads as code (``eff = (capture_step_ms + n * step_ms) / …``),
@@ -82,6 +84,12 @@ _CODE_CHARS = re.compile(r"[=\[\]()]")
 _NOT = re.compile(r"(?<![a-z])(?:not|never|isn't|doesn't|no|rather than|instead of|but)(?![a-z])|n't(?![a-z])")
 #: A table row that states the timed window: "| Iterations averaged | 2–9 | 2–9 |".
 _ROW_LABEL = re.compile(r"^\s*\|\s*(?:iterations?|iters?|steps?)\s+(?:averaged|timed|measured|compared|used)\s*\|")
+#: A command line that times a whole training launch (``/usr/bin/time -f "%e" torchrun …``, ``time srun …``,
+#: ``hyperfine 'torchrun …'``): the wall clock holds start-up, warm-up and capture.
+_PROCESS_TIMER = re.compile(
+    r"^\s*(?:[$>]\s*|[-*]\s+|\d+[.)]\s+)?(?:for\b[^;]*;\s*do\s+)?(?:(?:/usr/bin/)?time|hyperfine)\b(?:\s+-{1,2}[\w-]+(?:[= ](?:\"[^\"]*\"|'[^']*'|\S+))?)*"
+    r"\s+['\"]?(?:\S+=\S+\s+)*(?:torchrun|srun|mpirun|deepspeed|uv\s+run|python[\d.]*\s+\S*(?:pretrain|train|run_recipe|run_script|finetune)\S*|"
+    r"(?:bash\s+)?\S*(?:train|pretrain|launch|run)\S*\.sh)(?![\w-])", re.M)
 _ROW_RANGE = re.compile(r"\|\s*(\d{1,4})\s*(?:–|—|to|\.\.|\s)\s*(\d{1,5})\s*(?=\|)")
 
 
@@ -116,6 +124,9 @@ def _window(sentence: str, capture_at: int) -> str | None:
 def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
     """(position, window) of the first timing sentence that includes warm-up or capture."""
     capture_at = _warmup(ctx) + 1  # iterations count from 1 in Megatron's log
+    timer = _PROCESS_TIMER.search(ctx.text)
+    if timer:
+        return timer.start(), "the whole process (" + " ".join(timer.group().split()[:3]) + " …)"
     offset = 0
     for line in ctx.norm.split("\n"):  # a settings table's row names the window in its cells
         rng = _ROW_RANGE.search(line) if _ROW_LABEL.match(line) else None

@@ -117,6 +117,11 @@ def test_the_window_follows_the_answers_own_warmup():
     ("| Setting | eager | graphs |\n|---|---|---|\n| Iterations averaged | 2–9 | 2–9 |\n", True),
     ("| Setting | eager | graphs |\n|---|---|---|\n| Iterations averaged | 10–50 | 10–50 |\n", False),
     ("Compare the mean over all 3 iterations after the capture step.", False),
+    ("```bash\nfor impl in none full_iteration; do\n  /usr/bin/time -f \"%e s\" torchrun --nproc-per-node 1 "
+     "pretrain_gpt.py --cuda-graph-impl $impl\ndone\n```\n", True),
+    ("```\n$ time srun -N1 bash train.sh\n```\n", True),
+    ("Don't time it with `time torchrun …`: that clock holds start-up and capture.", False),
+    ("```\ntime python -c 'import torch'\n```\n", False),
 ])
 def test_timing_windows_written_as_all_n_or_as_a_table_row(text, caught):
     from skill_tools.config.era import era_for
