@@ -36,6 +36,7 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     restated_keys,
 )
 from skill_tools.evaluation.claims import check_claim_absent
+from skill_tools.evaluation.version_floors import check_version_floor
 from skill_tools.evaluation.timing_window import check_timing_window
 from skill_tools.evaluation.domain import check_domain
 from skill_tools.evaluation.config_checks import _same
@@ -182,6 +183,7 @@ CHECKS: dict[str, Callable[[AnswerContext, dict[str, Any]], CheckResult]] = {
     "concept_absent": check_concept_absent,
     "claim_absent": check_claim_absent,
     "timing_window": check_timing_window,
+    "version_floor": check_version_floor,
     "domain": check_domain,
     "config": check_config,
     "graph": check_graph,

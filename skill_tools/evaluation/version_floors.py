@@ -1,0 +1,87 @@
+"""Version floors an answer states, checked against the one the task's feature needs.
+
+"Delayed wgrad with attn graphs needs TE >= 2.10" sends the user to a build that still asserts
+(Megatron-LM asks for TE 2.12 there); "pin transformer-engine>=2.9" allows a build that still hangs at
+teardown. A task names the package and the floor its feature needs (``version_floor``: ``package``
+spellings and ``min``), and this check reads every floor the answer states for that package:
+
+- a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``;
+- an operator or words that make the version a lower bound: "TE >= 2.10", "TE ≥ 2.10", "TE 2.10+",
+  "at least TE 2.10", "TE 2.10 or newer / later / above", "TE 2.10 is enough", "minimum TE 2.10";
+- a table row whose first cell names the package and whose next cell is such a bound.
+
+When the highest floor the answer states is below ``min``, it fails (the user would install a build
+without the feature); an answer that also states a floor at or above it ("the config checks TE >=
+2.10, but use >= 2.12") passes, as does a version stated without a bound ("TE 2.10 added reset()"). A floor in a
+negated or contrasting clause ("not TE >= 2.10, which is too old") is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, quote
+
+_VERSION = r"v?(\d+)\.(\d+)(?:\.(\d+))?"
+#: A bound before the version: ">=", "≥", "at least", "minimum", "min.".
+_BEFORE = r"(?:>=|≥|=>|>|\bat\s+least\b|\bminimum(?:\s+of)?\b|\bmin\.?)"
+#: A bound after it: "+", "or newer", "and later", "is enough", "suffices".
+_AFTER = r"(?:\+|\s*(?:or|and)\s+(?:newer|later|above|higher|up)\b|\s+(?:is|are)\s+(?:enough|sufficient|fine|ok)\b|\s+suffices\b|\s+onward)"
+#: A bound advised later on the same line without the package's name: "TE >= 2.10 (use >= 2.12; …)".
+_BARE_ADVICE = re.compile(r"\b(?:use|prefer|recommend(?:ed)?|better|ideally|rather)\s*:?\s*(?:>=|≥)\s*" + _VERSION, re.I)
+_NEGATED = re.compile(r"\b(?:not|never|too old|older than|below|before|than)\b|n't\b", re.I)
+
+
+def _pattern(names: list[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]*").replace(r"\-", r"[\s_-]*").replace(r"_", r"[\s_-]*")
+                    for n in sorted(names, key=len, reverse=True))
+    pkg = rf"(?<![\w.])(?:{alts})(?:\[[\w,]+\])?"
+    gap = r"[`*\s|:(]{0,6}"
+    return re.compile(
+        rf"(?:{_BEFORE}\s*{gap}{pkg}{gap}(?:version\s+)?{_VERSION}"                # at least TE 2.10
+        rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}){gap}{_VERSION}"                  # TE >= 2.10, transformer-engine>=2.10
+        rf"|{pkg}{gap}(?:version\s+)?{_VERSION}(?={_AFTER}))",                    # TE 2.10+, TE 2.10 or newer
+        re.I)
+
+
+def _floor(m: re.Match[str]) -> tuple[int, int, int]:
+    groups = [g for g in m.groups()]
+    for i in range(0, len(groups), 3):
+        if groups[i] is not None:
+            return int(groups[i]), int(groups[i + 1]), int(groups[i + 2] or 0)
+    return (0, 0, 0)
+
+
+def _parse(version: str) -> tuple[int, int, int]:
+    parts = [int(p) for p in re.findall(r"\d+", version)[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def stated_floors(text: str, names: list[str]) -> list[tuple[int, tuple[int, int, int], str]]:
+    """(position, version, matched text) of every lower bound ``text`` states for the package."""
+    out = []
+    for m in _pattern(names).finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[max(line_start, m.start() - 30):m.start()]
+        if _NEGATED.search(before):
+            continue
+        out.append((m.start(), _floor(m), m.group()))
+        line_end = text.find("\n", m.end())
+        for bare in _BARE_ADVICE.finditer(text, m.end(), len(text) if line_end < 0 else line_end):
+            out.append((bare.start(), (int(bare.group(1)), int(bare.group(2)), int(bare.group(3) or 0)), bare.group()))
+    return out
+
+
+def check_version_floor(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
+    name = spec["name"]
+    need = _parse(str(spec["min"]))
+    floors = stated_floors(ctx.text, list(spec["package"]))
+    if floors and max(v for _, v, _ in floors) < need:  # "TransformerConfig checks TE >= 2.10 … use >= 2.12": the highest is followed
+        pos, _, said = min(floors, key=lambda f: f[1])
+        note = f" ({spec['note']})" if spec.get("note") else ""
+        return CheckResult("version_floor", name, 0.0, f"states the floor {' '.join(said.split())!r}, below "
+                           f"{spec['min']}{note}", quote(ctx.text, pos), fatal=True)
+    if floors:
+        return CheckResult("version_floor", name, 1.0, f"states the floor {' '.join(floors[0][2].split())!r}")
+    return CheckResult("version_floor", name, None, "not applicable: states no version floor for it")
