@@ -12,7 +12,8 @@ that the clause negates ("not `mamba`", "`mamba` would not match", "GDN is not a
 that the answer rejects (:mod:`polarity`) binds nothing. Matching is on normalised text
 (:func:`answer_context.mention_spans`): case and ``-``/``_`` folded; a plain multi-word object or
 rival also matches reworded (:mod:`loose_phrases`: inflections, a word or two between, near-synonyms).
-A claim whose objects are denials (``negative``: "not needed", "can stay unset") binds its nearest
+A pronoun that opens the clause right after the subject's ("…, but they cannot …") takes the
+subject up and is read as it. A claim whose objects are denials (``negative``: "not needed", "can stay unset") binds its nearest
 object whatever negation it carries; only a negation before the subject or a nearer rival unbinds it.
 """
 
@@ -107,6 +108,24 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
                          r"altogether|too|also|as|if|when|for|to|and|or|in|on|with)\b)[a-z]{3,}")
 
 
+#: A pronoun that opens the next clause and stands for the subject just named ("Graphs can make a run
+#: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200.").
+_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these)\s+(?!is\s+(?:why|how|what|because)|means)")
+_PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
+
+
+def _with_pronouns(ctx: AnswerContext, subjects: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The subject mentions, each followed by the pronoun that takes it up in the next clause."""
+    out: list[tuple[int, str]] = []
+    for pos, subj in subjects:
+        out.append((pos, subj))
+        _, hi = _clause(ctx.norm, pos)
+        m = _PRONOUN.search(ctx.norm, max(pos + len(subj), hi - 1), min(len(ctx.norm), hi + _PRONOUN_REACH))
+        if m and m.start() - hi < 3:
+            out.append((m.start(1), m.group(1)))
+    return sorted(set(out))
+
+
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """(position, subject, object) of the first clause that binds a subject to an object. With
     ``negative`` the objects are denials ("not needed", "can stay unset"): the negations they carry are
@@ -119,7 +138,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
     joined = normalise(unwrapped(ctx.text))
-    for pos, subj in _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]:
+    for pos, subj in _with_pronouns(ctx, _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]):
         lo, hi = _clause(joined, pos)
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it

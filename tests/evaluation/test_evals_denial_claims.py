@@ -78,3 +78,8 @@ def test_graph_replay_exonerated_for_the_nan_fails(claim):
 def test_replay_bugs_named_as_a_cause_pass():
     assert_passes("diagnose-nan-after-graphs", NAN_BISECT + "Graph replay can cause this: a stale buffer or a replay "
                   "bug produces exactly this drift, so graphs are the first suspect.\n")
+
+
+def test_a_pronoun_that_takes_up_the_subject_carries_the_claim():
+    assert_claimed("diagnose-nan-after-graphs", NAN_BISECT + "CUDA graphs can make a run crash, but they cannot by "
+                   "themselves make grad norm creep up.\n")
