@@ -208,6 +208,13 @@ CASES += [
     ("neg-nccl-bandwidth", "nccl-gdr-level-loc",
      "Measure with nccl-tests' all_reduce_perf, then `export NCCL_NET_GDR_LEVEL=LOC` so GPUDirect RDMA is used.",
      "Measure with nccl-tests' all_reduce_perf, then `export NCCL_NET_GDR_LEVEL=PHB` if the NIC sits behind a host bridge."),
+    ("neg-hf-gradient-checkpointing", "hf-half-precision-backend-not-a-dtype",
+     "```python\nargs = TrainingArguments(output_dir='o', half_precision_backend='bf16', gradient_checkpointing=True)\n```",
+     "```python\nargs = TrainingArguments(output_dir='o', bf16=True, half_precision_backend='auto', gradient_checkpointing=True)\n```"),
+    ("neg-hf-gradient-checkpointing", "hf-compile-cudagraphs-for-memory",
+     "```python\nargs = TrainingArguments(output_dir='o', bf16=True, gradient_checkpointing=True, torch_compile=True,\n"
+     "                         torch_compile_mode='reduce-overhead')  # lower peak memory\n```",
+     "```python\nargs = TrainingArguments(output_dir='o', bf16=True, gradient_checkpointing=True, torch_compile=True)\n```"),
     ("neg-hf-gradient-checkpointing", "hf-no-such-model-method",
      "```python\nmodel.enable_gradient_checkpointing()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```",
      "```python\nmodel.gradient_checkpointing_enable()\nargs = TrainingArguments(output_dir='o', bf16=True)\n```"),
