@@ -334,17 +334,17 @@ _ALT_AFTER = re.compile(r"^[\s`'\",]*(?:[\w-]+\s+){0,3}?(?:is|are|would be|becom
 # --------------------------------------------------------------------------------------------
 # fenced blocks: the sentence that introduces them
 # --------------------------------------------------------------------------------------------
-
 _INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change)|\*\*|$))|old|deprecated|wrong|incorrect|broken|don'?t|do not|never|avoid|not this|"
                            r"bad|failing|fails|crash(?:es|ed)?|what not to do|anti-?pattern|buggy|problem(?:atic)? (?:config|setting|version|line)s?|"
                            r"your current|currently|you have)\b", re.I)
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|switch to|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead|adds?|alongside|next to the old|leav(?:e|ing) the old \w+ in)\b", re.I)
-_ASIDE = re.compile(r"\([^()]*\)")
+_ASIDE = re.compile(r"\([^()]*\)")  # below: a prohibition with its own action, a sentence of its own ("don't hardcode.")
+_OWN_PROHIBITION = re.compile(r"(?:^|(?<=[.;!?]\s))\W*(?:don'?t|do not|never|avoid)\s+(?!(?:use|run|copy|do|try|write|apply|paste|follow|"
+                              r"this|these|that|it|the following)\b)[a-z][\w-]*[^.;:!?]*[.;!?](?=\s|$)", re.I)
 _DO = re.compile(r"\s*(?:then\s+)?(?:create|run|build|wrap|use|set|add|put|move|start|launch|call)\b", re.I)  # what to do
-_SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?|"
-                          # "recompute of modules that don't cover the router:": the clause qualifies a noun
+_SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?|"  # or a clause on a noun
                           r"(?<=\w)\s+(?:that|which|who)\s+(?:don'?t|do not|doesn'?t|does not|never|won'?t|can'?t|cannot)\b[^,:;]*", re.I)
 
 
@@ -357,7 +357,7 @@ def intro_polarity(intro: str, first_comment: str = "", section_era: str | None 
             continue
         if _DOUBLE_NEG.search(cue):
             cue = _DOUBLE_NEG.sub(" ", cue)
-        head = _SUBORDINATE.sub(" ", cue)  # "Instead of the old local scope, use:" -> "use:"
+        head = _OWN_PROHIBITION.sub(" ", _SUBORDINATE.sub(" ", cue))  # "Instead of X, use:" / "Don't hardcode." -> "use:"
         last = re.split(r":\s+", head.rstrip(": \t"))  # "Or avoid the legacy stream: create a side stream …:"
         if len(last) > 1 and _DO.match(last[-1]) and not _INTRO_REJECT.search(last[-1]):
             return Polarity(RECOMMENDED, era, "what its last clause says to do")

@@ -207,3 +207,13 @@ def test_both_work_lists_options_each_judged_on_its_own():
     impls = {a.values.get("model.cuda_graph_impl") for a in ex.alternatives} | {ex.config.values.get("model.cuda_graph_impl")}
     assert "transformer_engine" in {a.values.get("model.cuda_graph_impl") for a in ex.alternatives}
     assert "local" in impls
+
+
+def test_a_prohibition_with_its_own_action_does_not_reject_the_block():
+    """"Don't hardcode." before a block is about hardcoding; "Don't use this:" is about the block."""
+    from skill_tools.evaluation.polarity import intro_polarity
+
+    assert intro_polarity("let autotune search both. don't hardcode.").role == "suggested"
+    assert intro_polarity("Do not hardcode the block size. Use:").role == "suggested"
+    assert intro_polarity("Don't use this:").role == REJECTED
+    assert intro_polarity("Never do this.").role == REJECTED
