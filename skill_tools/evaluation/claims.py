@@ -98,6 +98,27 @@ def _row_end(text: str, pos: int) -> int:
     return line_end
 
 
+_SENTENCE_END = re.compile(r"(?<!\.)[.!?](?=[*_)\]\"'`]*(?:\s|$))|\n\s*\n|\n\s*(?:[-*+|]|\d+[.)])\s")
+
+
+def _sentence_names(norm: str, pos: int, words: list[str] | None) -> bool:
+    """Whether the sentence or the line (a bullet, a table row) around ``pos`` names one of ``words``:
+    the claim is about another subject ("- `local`: … 0.19 removed that check")."""
+    if not words:
+        return False
+    start = 0
+    for m in _SENTENCE_END.finditer(norm, max(0, pos - 300), pos):
+        start = m.end()
+    m = _SENTENCE_END.search(norm, pos)
+    line_start, line_end = norm.rfind("\n", 0, pos) + 1, norm.find("\n", pos)
+    sentence = norm[min(start, line_start):max(m.start() if m else len(norm), line_end if line_end >= 0 else len(norm))]
+    while norm[line_start:line_start + 1] == "|" and line_start > 0:  # a table row: its header names the columns
+        line_start = norm.rfind("\n", 0, line_start - 1) + 1
+        if norm[line_start:line_start + 1] == "|":
+            sentence += " " + norm[line_start:norm.find("\n", line_start)]
+    return any(re.search(r"(?<![a-z0-9])" + re.escape(normalise(w)) + r"(?![a-z0-9])", sentence) for w in words)
+
+
 def _within(mentions: list[tuple[int, str]], starts: list[int], lo: int, hi: int) -> list[tuple[int, str]]:
     return mentions[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
 
@@ -151,6 +172,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "busbw = algbw * 2(n-1)/n": a term of a formula (not "**algbw**", bold), not a subject
         if _IF.search(norm, max(lo, pos - 40), pos):
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
+        if _sentence_names(joined, pos, spec.get("unless_in_sentence")):
+            continue  # "the local check is gone in 0.19": the sentence is about another subject
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
         if negative:  # the objects are themselves denials ("not needed"): the nearest one binds
@@ -212,7 +235,8 @@ def _advised_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: li
 
 def _claim_in_tables(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """The claim stated across a table's cells (:mod:`table_statements`), at its row's position."""
-    lines = _table_lines(ctx.text)
+    other = [normalise(w) for w in spec.get("unless_in_sentence") or []]
+    lines = [(s, p) for s, p, about in _table_lines(ctx.text) if not any(w in normalise(about) for w in other)]
     if not lines:
         return None
     table_ctx = AnswerContext(text="\n".join(s for s, _ in lines), extraction=ctx.extraction, era=ctx.era)
@@ -225,7 +249,7 @@ def _claim_in_tables(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str
 
 
 @lru_cache(maxsize=64)
-def _table_lines(text: str) -> tuple[tuple[str, int], ...]:
+def _table_lines(text: str) -> tuple[tuple[str, int, str], ...]:
     return tuple(statements(text))
 
 

@@ -64,13 +64,14 @@ def _lines_for(subject: str, attribute: str, value: str) -> list[str]:
     return out
 
 
-def statements(text: str) -> list[tuple[str, int]]:
-    """(sentence, position of its row in ``text``) for every data cell of every Markdown table."""
+def statements(text: str) -> list[tuple[str, int, str]]:
+    """(sentence, position of its row in ``text``, what the cell is about: the other header) for
+    every data cell of every Markdown table."""
     lines = text.split("\n")
     offsets = [0]
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)
-    out: list[tuple[str, int]] = []
+    out: list[tuple[str, int, str]] = []
     seen: set[tuple[str, int]] = set()
     i = 0
     while i < len(lines):
@@ -90,11 +91,11 @@ def statements(text: str) -> list[tuple[str, int]]:
                 row_subject = _subject(row[0], setting)
                 for k in range(1, min(len(row), len(header))):
                     value = _clean(row[k])
-                    for s in _lines_for(row_subject, header[k], value) + \
-                            _lines_for(_subject(header[k], setting), _clean(row[0]), value):  # row or column names it
-                        if (s, offsets[j]) not in seen:
+                    for s, about in [(x, header[k]) for x in _lines_for(row_subject, header[k], value)] + \
+                            [(x, row[0]) for x in _lines_for(_subject(header[k], setting), _clean(row[0]), value)]:
+                        if (s, offsets[j]) not in seen:  # the row or the column names the subject
                             seen.add((s, offsets[j]))
-                            out.append((s, offsets[j]))
+                            out.append((s, offsets[j], about))
             j += 1
         i = j
     return out

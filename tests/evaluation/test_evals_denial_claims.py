@@ -83,3 +83,23 @@ def test_replay_bugs_named_as_a_cause_pass():
 def test_a_pronoun_that_takes_up_the_subject_carries_the_claim():
     assert_claimed("diagnose-nan-after-graphs", NAN_BISECT + "CUDA graphs can make a run crash, but they cannot by "
                    "themselves make grad norm creep up.\n")
+
+
+TE_ASSERT_FIX = ("Keep expandable segments and `export NCCL_GRAPH_REGISTER=0`: NCCL's user-buffer registration of graph "
+                 "memory with remapped segments can hit an illegal memory access, so TECudaGraphHelper asserts it.\n\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "megatron-core 0.19 dropped this startup check, so on 0.19+ expandable segments work on their own.\n",
+    "| megatron-core | transformer_engine impl |\n|---|---|\n| 0.16 – 0.18 | asserted |\n| 0.19 | assert removed |\n",
+])
+def test_the_te_assert_said_removed_in_019_fails(claim):
+    assert_claimed("expandable-segments-te-assert", TE_ASSERT_FIX + claim)
+
+
+@pytest.mark.parametrize("right", [
+    "- `local` impl: asserted only on pre-Blackwell GPUs in 0.16 .. 0.18 -- 0.19 dropped that check.\n",
+    "| | `transformer_engine` | `local` |\n|---|---|---|\n| mcore 0.19 | asserted, all GPUs | check removed |\n",
+])
+def test_the_local_check_removed_in_019_passes(right):
+    assert_passes("expandable-segments-te-assert", TE_ASSERT_FIX + right)

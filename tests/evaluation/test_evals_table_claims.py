@@ -59,20 +59,20 @@ def test_the_right_trade_off_in_a_table_passes(answer):
 
 
 def test_a_bare_value_row_is_named_by_the_setting_above_the_table():
-    lines = [s for s, _ in statements(VALUE_ROWS_INVERTED)]
+    lines = [s for s, _, _ in statements(VALUE_ROWS_INVERTED)]
     assert "reshard_after_forward=True: higher memory." in lines
     assert "reshard_after_forward=False: lower memory." in lines
 
 
 def test_a_long_cell_does_not_join_its_column_header():
-    lines = [s for s, _ in statements(QUANTITY_CELLS_RIGHT)]
+    lines = [s for s, _, _ in statements(QUANTITY_CELLS_RIGHT)]
     assert not any(s.startswith("reshard_after_forward") and "extra memory" in s.lower() for s in lines)
     assert "reshard_after_forward=False: keeps them gathered." in lines
 
 
 def test_each_statement_points_at_its_row():
     text = VALUE_ROWS_INVERTED
-    for sentence, pos in statements(text):
+    for sentence, pos, _ in statements(text):
         assert text[pos:].startswith("| `True`") or text[pos:].startswith("| `False`"), sentence
 
 
