@@ -242,3 +242,19 @@ def test_a_first_token_mismatch_explained_away_fails():
     assert_claimed("inference-parity-padded-shapes", base + "A mismatch on the very first generated token can be "
                    "explained by the same padded-shape rounding.\n")
     assert_passes("inference-parity-padded-shapes", base + "A mismatch on the first generated token is a real bug.\n")
+
+
+RL_BASE = ("Colocated generation stayed on the eager decode path: with the policy built with cuda_graph_impl none, "
+           "toggling graphs on only restored CudaGraphManagers that existed at init, so nothing was captured (NeMo-RL "
+           "#3689/#3718). Upgrade and confirm `> built N cuda graph(s)` in the log. After a memory-saver resume set "
+           "NCCL_GRAPH_REGISTER=0 and keep KV-cache offload off so buffer addresses stay stable.\n\n")
+
+
+def test_the_persist_assert_blamed_on_the_kv_cache_fails():
+    assert_claimed("rl-colocated-eager-decode", RL_BASE + "**The `--rl-persist-cuda-graphs is set but no CUDA graphs "
+                   "are being built.` assert**: this one is about KV-cache handling; turn off KV-cache offload.\n")
+
+
+def test_the_persist_assert_explained_by_unbuilt_graphs_passes():
+    assert_passes("rl-colocated-eager-decode", RL_BASE + "The persist assert fires because --rl-persist-cuda-graphs is "
+                  "set while no graphs are built (impl none; Megatron-LM #3584): set it only when graphs are built.\n")
