@@ -258,3 +258,20 @@ def test_the_persist_assert_blamed_on_the_kv_cache_fails():
 def test_the_persist_assert_explained_by_unbuilt_graphs_passes():
     assert_passes("rl-colocated-eager-decode", RL_BASE + "The persist assert fires because --rl-persist-cuda-graphs is "
                   "set while no graphs are built (impl none; Megatron-LM #3584): set it only when graphs are built.\n")
+
+
+PP_BASE = ("With PP=8 the TE helper captures every graphed layer once per microbatch and keeps static buffers for each; "
+           "that is the OOM. Fit it with fewer microbatches (lower GBS or higher MBS) or a narrower scope, and keep "
+           "memory headroom.\n\n")
+
+
+@pytest.mark.parametrize("claim", [
+    "Keep GBS: the number of graphs is bounded by the PP depth, not by GBS.\n",
+    "Graph memory therefore scales with cuda_graph_warmup_steps × layers_per_stage.\n",
+])
+def test_graph_count_set_by_pp_depth_or_warmup_fails(claim):
+    assert_claimed("pp-memory-oom", PP_BASE + claim)
+
+
+def test_graph_count_set_by_microbatches_passes():
+    assert_passes("pp-memory-oom", PP_BASE + "The number of graphs is set by the microbatch count, not by the PP depth.\n")
