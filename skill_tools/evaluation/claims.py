@@ -133,17 +133,18 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
 
 #: A pronoun that opens the next clause and stands for the subject just named ("Graphs can make a run
 #: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200.").
-_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these)\s+(?!is\s+(?:why|how|what|because)|means)")
+_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these)(?:['’](?:s|re))?\s+(?!is\s+(?:why|how|what|because)|means)")
 _PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
 
 
 def _with_pronouns(ctx: AnswerContext, subjects: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """The subject mentions, each followed by the pronoun that takes it up in the next clause."""
     out: list[tuple[int, str]] = []
+    joined = normalise(unwrapped(ctx.text)) if subjects else ""
     for pos, subj in subjects:
         out.append((pos, subj))
-        _, hi = _clause(ctx.norm, pos)
-        m = _PRONOUN.search(ctx.norm, max(pos + len(subj), hi - 1), min(len(ctx.norm), hi + _PRONOUN_REACH))
+        _, hi = _clause(joined, pos)
+        m = _PRONOUN.search(joined, max(pos + len(subj), hi - 1), min(len(joined), hi + _PRONOUN_REACH))
         if m and m.start() - hi < 3:
             out.append((m.start(1), m.group(1)))
     return sorted(set(out))

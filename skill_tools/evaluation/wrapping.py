@@ -83,7 +83,19 @@ def _comments_joined(text: str) -> str:
         return bool(a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in _ENDS
                     and following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""))
 
-    return _joined(text, list(text), goes_on) if "\n" in text else text
+    if "\n" not in text:
+        return text
+    chars = list(text)
+    pos = 0
+    lines = text.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        pos += len(line)
+        if goes_on(line, following):  # the break and the next line's comment marker become spaces
+            chars[pos] = " "
+            m = _COMMENT_LINE.match(following)
+            chars[pos + 1 + m.start(1):pos + 1 + m.end(1)] = " " * (m.end(1) - m.start(1))
+        pos += 1
+    return "".join(chars)
 
 
 def _panel_text(text: str) -> str:

@@ -103,3 +103,19 @@ def test_the_te_assert_said_removed_in_019_fails(claim):
 ])
 def test_the_local_check_removed_in_019_passes(right):
     assert_passes("expandable-segments-te-assert", TE_ASSERT_FIX + right)
+
+
+def test_a_comment_wrapped_over_lines_reads_as_one_sentence_without_its_markers():
+    from skill_tools.evaluation.wrapping import unwrapped
+
+    text = "; the pad flag only changes whether the leftover\n; slots are zero-padded; it's optional\n"
+    joined = unwrapped(text)
+    assert len(joined) == len(text) and "leftover   slots" in joined
+
+
+def test_its_takes_up_the_subject_in_a_wrapped_ini_comment():
+    answer = ("; moe scope: capacity factor 1.0, TE impl, attn+moe, moe_router out, both TE RNG tracker keys.\n"
+              "; moe_pad_expert_input_to_capacity only changes whether the leftover\n"
+              "; slots are zero-padded; it's a throughput knob and optional for graphing.\n"
+              "[model]\nmoe_expert_capacity_factor = 1.0\nmoe_pad_expert_input_to_capacity = True\n")
+    assert_claimed("moe-drop-pad-moe-scope", answer)
