@@ -149,6 +149,10 @@ CASES += [
     ("capture-fails-stale-stream", "stale-stream-more-warmup",
      "Lazy set-up runs during capture. Give it more eager steps first:\n\n```python\n"
      "cfg.model.cuda_graph_warmup_steps = 10\n```\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),
+    # more warm-up is still no fix when the answer names the PyTorch override as optional
+    ("capture-fails-stale-stream", "stale-stream-more-warmup",
+     "Drain the stream and add warm-up:\n\n```python\ncfg.model.cuda_graph_warmup_steps = 5\n```\n\nOptional: a PyTorch "
+     "with set_override_stale_capture_stream.\n", STALE_OK),
     ("expandable-segments-te-assert", "expandable-drop-segments",
      "For TE graphs drop expandable segments:\n\n```bash\nunset PYTORCH_CUDA_ALLOC_CONF\n"
      "export PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.8\n```\n",
