@@ -26,6 +26,7 @@ from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import (AnswerContext, answer_errors, has_check, required_behavior, restated_keys,
                                           run_check)
 from skill_tools.evaluation.precedence import graphs_on
+from skill_tools.evaluation.restated_blocks import demote_restated
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
@@ -105,6 +106,8 @@ class Scorer:
         if setup.era is None and ex.era != era.name:
             ex.select(era.name)
         keep_stated_impl(ex, setup)
+        if task.should_trigger and demote_restated(ex, self._stated(task, setup)):
+            ex.select(era.name)
         result.extraction, result.era = ex, era.mcore_version
         removed = changes.removed if changes else rewritten_removals(ex.blocks, outcome.file_keys if outcome else frozenset())
         answer_keys = frozenset(ex.config.values) | frozenset(ex.config.env) | frozenset(removed)

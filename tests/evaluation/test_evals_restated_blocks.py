@@ -1,0 +1,25 @@
+"""The question's own config written back before its fix (:mod:`skill_tools.evaluation.restated_blocks`)
+is described, not advice: merged with the fix it would keep the deprecated key beside its successor."""
+
+from __future__ import annotations
+
+from one_answer import score_one
+
+BEFORE = ("cat > /tmp/cg_check.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+          "  cuda_graph_scope: [moe, moe_router]\n  use_te_rng_tracker: false\nYAML\n"
+          "skill-tools validate --json /tmp/cg_check.yaml --mcore-version 0.19.2 || true\n"
+          "# expect: moe and moe_router cannot be combined; the TE RNG tracker is required; cuda_graph_scope is deprecated\n")
+AFTER = ("cat > /tmp/cg_fixed.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+         "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\nYAML\n"
+         "skill-tools validate --json /tmp/cg_fixed.yaml --mcore-version 0.19.2   # expect exit 0\n")
+
+
+def test_the_restated_config_before_its_fix_is_not_merged_into_it():
+    row = score_one("run-helper-validate", "```bash\n" + BEFORE + AFTER + "```\n")
+    assert "model.cuda_graph_scope" not in row["config"]["values"], row["fatal"]
+    assert not any("scope-and-modules-both" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_restated_config_with_no_fix_after_it_stays_advice():
+    row = score_one("run-helper-validate", "```bash\n" + BEFORE + "```\n")
+    assert row["config"]["values"].get("model.cuda_graph_scope") == ["moe", "moe_router"]
