@@ -7,6 +7,7 @@ spellings and ``min``), and this check reads every floor the answer states for t
 
 - a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``;
 - an operator or words that make the version a lower bound: "TE >= 2.10", "TE ≥ 2.10", "TE 2.10+",
+  "every megatron-core from 0.16", "TE since 2.10",
   "at least TE 2.10", "TE 2.10 or newer / later / above", "TE 2.10 is enough", "minimum TE 2.10";
 - a table row whose first cell names the package and whose next cell is such a bound.
 
@@ -40,7 +41,7 @@ def _pattern(names: list[str]) -> re.Pattern[str]:
     gap = r"[`*\s|:(]{0,6}"
     return re.compile(
         rf"(?:{_BEFORE}\s*{gap}{pkg}{gap}(?:version\s+)?{_VERSION}"                # at least TE 2.10
-        rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}){gap}{_VERSION}"                  # TE >= 2.10, transformer-engine>=2.10
+        rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}|\bfrom\b|\bsince\b){gap}{_VERSION}"  # TE >= 2.10, megatron-core from 0.16
         rf"|{pkg}{gap}(?:version\s+)?{_VERSION}(?={_AFTER}))",                    # TE 2.10+, TE 2.10 or newer
         re.I)
 

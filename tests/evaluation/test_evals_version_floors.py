@@ -20,6 +20,7 @@ TE = ["TE", "Transformer Engine", "transformer-engine", "transformer_engine", "T
     ("at least TE 2.10", (2, 10, 0)),
     ("Transformer Engine 2.10 or newer", (2, 10, 0)),
     ("| TE | ≥ 2.10 | delayed wgrad |", (2, 10, 0)),
+    ("works on every TE from 2.9 on", (2, 9, 0)),
 ])
 def test_floors_in_their_spellings(text, floor):
     assert [v for _, v, _ in stated_floors(text, TE)] == [floor]
@@ -55,3 +56,10 @@ def test_the_highest_floor_stated_is_the_one_followed():
 
 def test_no_floor_is_not_judged():
     assert _floor_check(BASE)["score"] is None
+
+
+def test_full_iteration_said_to_work_from_016_fails():
+    row = score_one("recompute-full-with-te", "Full recompute re-runs whole layers, which TE scoped graphs cannot do. "
+                    "Fix B: `cuda_graph_impl='full_iteration'` works on every megatron-core from 0.16, with the NaN "
+                    "checks off.\n")
+    assert any(c["type"] == "version_floor" and c["score"] == 0.0 for b in row["behaviors"] for c in b["checks"])
