@@ -10,6 +10,7 @@ through the whole scorer."""
 
 from __future__ import annotations
 
+import pytest
 from one_answer import checks_of, score_one
 
 F = "```"
@@ -257,8 +258,9 @@ python examples/inference/gpt/gpt_dynamic_inference.py "${GRAPH_ARGS[@]}" --te-r
     assert row["config"]["values"]["model.cuda_graph_scope"] == ["full_iteration_inference"]
 
 
-def test_a_restriction_wrapped_inside_a_quote_names_a_condition():
-    answer = f"""> MCore only allows `moe` for **drop-and-pad** MoE (capacity factor
+@pytest.mark.parametrize("verb", ["allows `moe` for", "lets you graph `moe` with"])
+def test_a_restriction_wrapped_inside_a_quote_names_a_condition(verb):
+    answer = f"""> MCore only {verb} **drop-and-pad** MoE (capacity factor
 > + `moe_pad_expert_input_to_capacity=True`). Otherwise it asserts.
 
 {F}python
