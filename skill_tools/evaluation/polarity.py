@@ -305,7 +305,7 @@ _VERDICT = r"(?:rejected|refused|fails?|error|invalid|wrong|not supported|unsupp
 #: upgrade this becomes `--y block`") may be a description; the answer's written config outranks it
 #: (:meth:`extract.Extraction.select`).
 _AFFIRM = re.compile(r"\b(?:(?<!` )set|sets|setting|use|used|using|enable|enabled|enabling|add|added|adding|pass|passed|"
-                     r"passing|turn(?:ing|ed)? on|switch(?:ing|ed)? (?:to|over)|chang(?:e|ed|ing) (?:it |this |that )?to|"
+                     r"passing|turn(?:ing|ed)? on|switch(?:ing|ed)? (?:it |them |this |that )?(?:to|over)|chang(?:e|ed|ing) (?:it |this |that )?to|"
                      r"mov(?:e|ed|ing) (?:\w+ ){0,2}to|migrat(?:e|ed|ing) (?:\w+ ){0,2}to|"
                      r"updated?|now|go with|keep|kept|keeping|put|"
                      r"flip|try|apply|need|needs|must|should|recommend(?:ed)?|make sure|ensure|configure|specify|"

@@ -217,3 +217,10 @@ def test_a_prohibition_with_its_own_action_does_not_reject_the_block():
     assert intro_polarity("Do not hardcode the block size. Use:").role == "suggested"
     assert intro_polarity("Don't use this:").role == REJECTED
     assert intro_polarity("Never do this.").role == REJECTED
+
+
+def test_switch_it_to_asks_for_the_setting():
+    """"switch it to `x`" asks for x, so a written block's other value does not silently outrank it."""
+    text = "```yaml\nmodel:\n  cuda_graph_impl: none\n```\n\nFor the TE run, switch it to `cuda_graph_impl: local` instead.\n"
+    inline = [b for b in extract_config(text).blocks if b.origin == "inline"]
+    assert inline and inline[0].why and "switch it to" in inline[0].why
