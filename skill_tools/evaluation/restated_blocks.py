@@ -6,28 +6,50 @@ and then the fixed one: "cat > /tmp/cg_check.yaml" with ``cuda_graph_scope: [moe
 ``cuda_graph_modules`` and the tracker on. Merged, the two would keep the user's deprecated key
 beside its successor, a config the answer never recommends. A written block whose every setting
 (two or more) is the question's own value, followed by a written block that changes one of them,
-is the restated "before": it is read as described, not suggested.
+is the restated "before": it is read as described, not suggested. A config printed line by line in
+a transcript (``$ cat cg.yaml`` and its output) is one such block.
 """
 
 from __future__ import annotations
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import Extraction
-from skill_tools.evaluation.fragments import SUGGESTED
+from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import DESCRIBED
 from skill_tools.evaluation.precedence import WRITTEN_ORIGINS
 
 
+def _groups(ex: Extraction) -> list[list[Block]]:
+    """The answer's suggested settings, one group per written block and per run of consecutive lines
+    read one by one (a config printed by ``$ cat cg.yaml`` in a transcript)."""
+    groups: list[list[Block]] = []
+    last_line = -2
+    for b in ex.blocks:
+        if b.role != SUGGESTED or b.cfg is None or b.error is not None or not b.cfg.values:
+            continue
+        if b.origin in WRITTEN_ORIGINS:
+            groups.append([b])
+            last_line = -2
+        elif b.origin == "prose" and groups and groups[-1][0].origin == "prose" and 0 <= b.line - last_line <= 1:
+            groups[-1].append(b)
+            last_line = b.line
+        elif b.origin == "prose":
+            groups.append([b])
+            last_line = b.line
+    return groups
+
+
 def demote_restated(ex: Extraction, stated: CanonicalConfig) -> bool:
-    """Mark each restated-then-fixed block described; whether any was (the caller re-selects)."""
-    written = [b for b in ex.blocks if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None
-               and b.error is None and b.cfg.values]
+    """Mark each restated-then-fixed group described; whether any was (the caller re-selects)."""
+    groups = _groups(ex)
     changed = False
-    for i, block in enumerate(written):
-        values = block.cfg.values
+    for i, group in enumerate(groups):
+        values = {k: v for b in group for k, v in b.cfg.values.items()}
         if len(values) < 2 or any(k not in stated.values or stated.values[k] != v for k, v in values.items()):
             continue
-        if any(k in later.cfg.values and later.cfg.values[k] != v for later in written[i + 1:] for k, v in values.items()):
-            block.role, block.why = DESCRIBED, "the question's own config, written back before its fix"
+        later = {k: v for g in groups[i + 1:] for b in g for k, v in b.cfg.values.items()}
+        if any(k in later and later[k] != v for k, v in values.items()):
+            for b in group:
+                b.role, b.why = DESCRIBED, "the question's own config, written back before its fix"
             changed = True
     return changed

@@ -23,3 +23,13 @@ def test_the_restated_config_before_its_fix_is_not_merged_into_it():
 def test_a_restated_config_with_no_fix_after_it_stays_advice():
     row = score_one("run-helper-validate", "```bash\n" + BEFORE + "```\n")
     assert row["config"]["values"].get("model.cuda_graph_scope") == ["moe", "moe_router"]
+
+
+def test_a_config_printed_in_a_transcript_before_its_fix_is_not_merged():
+    answer = ("$ cat cg.yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: [moe, moe_router]\n"
+              "  use_te_rng_tracker: false\n\n$ skill-tools validate cg.yaml --mcore-version 0.19.2 --json\n"
+              "error    cuda_graph_modules must not contain both moe and moe_router.\n\n-- fixed config --\n"
+              "$ cat cg.fixed.yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+              "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n")
+    row = score_one("run-helper-validate", answer)
+    assert "model.cuda_graph_scope" not in row["config"]["values"], row["config"]["values"]
