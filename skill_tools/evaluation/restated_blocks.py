@@ -1,8 +1,8 @@
 """The user's own config written back before its fix: not advice.
 
 An answer often writes the config the question states (to run a check on it, or to show "before")
-and then the fixed one: "cat > /tmp/cg_check.yaml" with ``cuda_graph_scope: [moe, moe_router]`` and
-``use_te_rng_tracker: false`` exactly as the user has them, then "cat > /tmp/cg_fixed.yaml" with
+and then the fixed one: "cat > cg_check.yaml" with ``cuda_graph_scope: [moe, moe_router]`` and
+``use_te_rng_tracker: false`` exactly as the user has them, then "cat > cg_fixed.yaml" with
 ``cuda_graph_modules`` and the tracker on. Merged, the two would keep the user's deprecated key
 beside its successor, a config the answer never recommends. A written block whose every setting
 (two or more) is the question's own value, followed by a written block that changes one of them,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from one_answer import score_one
 
-BEFORE = ("cat > /tmp/cg_check.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+BEFORE = ("cat > cg_check.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
           "  cuda_graph_scope: [moe, moe_router]\n  use_te_rng_tracker: false\nYAML\n"
-          "skill-tools validate --json /tmp/cg_check.yaml --mcore-version 0.19.2 || true\n"
+          "skill-tools validate --json cg_check.yaml --mcore-version 0.19.2 || true\n"
           "# expect: moe and moe_router cannot be combined; the TE RNG tracker is required; cuda_graph_scope is deprecated\n")
-AFTER = ("cat > /tmp/cg_fixed.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+AFTER = ("cat > cg_fixed.yaml <<'YAML'\nmodel:\n  cuda_graph_impl: transformer_engine\n"
          "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\nYAML\n"
-         "skill-tools validate --json /tmp/cg_fixed.yaml --mcore-version 0.19.2   # expect exit 0\n")
+         "skill-tools validate --json cg_fixed.yaml --mcore-version 0.19.2   # expect exit 0\n")
 
 
 def test_the_restated_config_before_its_fix_is_not_merged_into_it():
