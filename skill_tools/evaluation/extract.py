@@ -16,6 +16,7 @@ era (:meth:`Extraction.select`); alternatives and the other era's spelling are k
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,19 +233,31 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
     for what in internal_patches([b.text for b in code]):
         findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
+    aliases = dict(_ALIAS.findall(text))  # "m = cfg.model": a line read alone still writes model.*
     for block in blocks:
-        _settle(block)
+        _settle(block, aliases)
     ex = Extraction(config=CanonicalConfig(source=source, fmt="answer"), blocks=blocks, findings=findings,
                     counter_config=CanonicalConfig(source=source, fmt="answer-counterexamples"))
     return ex.select(_auto_era(ex) if era == "auto" else era)
 
 
-def _settle(block: Block) -> None:
-    """After reading: the old side of a diff keeps only what the new side changed or removed; an
+#: ``m = cfg.model``: a name that stands for a config section in the answer's code.
+_ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w{0,20})[ \t]*=[ \t]*(?:cfg|config|conf|recipe|c)\.(model|ddp|rng|optimizer|train|"
+                    r"dataset|checkpoint|logger|comm_overlap|rerun_state_machine|scheduler|mixed_precision)[ \t]*(?:#.*)?$", re.M)
+
+
+def _settle(block: Block, aliases: dict[str, str] | None = None) -> None:
+    """After reading: a key under a section alias (``m.cuda_graph_impl`` after ``m = cfg.model``)
+    is that section's; the old side of a diff keeps only what the new side changed or removed; an
     era tag that the block's own keys contradict (0.18+ keys in a block said to be for 0.16) is
     dropped, so the block is judged for the task's era like any other."""
     if block.cfg is None:
         return
+    for key in [k for k in block.cfg.values if aliases and k.split(".", 1)[0] in aliases and "." in k]:
+        head, rest = key.split(".", 1)
+        value = block.cfg.values[key]
+        block.cfg.unset(key)
+        block.cfg.set(f"{aliases[head]}.{rest}", value)
     if block.diff_new:
         new: dict[str, Any] = {}
         for b in block.diff_new:

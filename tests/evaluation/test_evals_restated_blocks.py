@@ -33,3 +33,13 @@ def test_a_config_printed_in_a_transcript_before_its_fix_is_not_merged():
               "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n")
     row = score_one("run-helper-validate", answer)
     assert "model.cuda_graph_scope" not in row["config"]["values"], row["config"]["values"]
+
+
+def test_a_section_alias_keeps_its_section_when_lines_are_read_alone():
+    """``m = cfg.model`` then ``m.cuda_graph_impl = …`` in an answer read line by line is model.*."""
+    from skill_tools.evaluation.extract import extract_config
+
+    text = ('def enable(cfg):\n    """Whole-iteration graph.\n\n    On 0.16 the scope list asks for it.\n    """\n'
+            '    m = cfg.model\n    m.cuda_graph_impl = "local"\n    m.cuda_graph_scope = ["full_iteration"]\n    return cfg\n')
+    values = extract_config(text).config.values
+    assert values.get("model.cuda_graph_impl") == "local" and not any(k.startswith("m.") for k in values)
