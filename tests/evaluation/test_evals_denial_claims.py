@@ -119,3 +119,18 @@ def test_its_takes_up_the_subject_in_a_wrapped_ini_comment():
               "; slots are zero-padded; it's a throughput knob and optional for graphing.\n"
               "[model]\nmoe_expert_capacity_factor = 1.0\nmoe_pad_expert_input_to_capacity = True\n")
     assert_claimed("moe-drop-pad-moe-scope", answer)
+
+
+def test_an_org_mode_table_is_read_as_a_table():
+    table = ("| megatron-core | TE graphs (transformer_engine) | local graphs |\n"
+             "|---------------+--------------------------------+--------------|\n"
+             "| 0.16 - 0.18   | asserted                       | asserted on pre-Blackwell |\n"
+             "| 0.19          | check removed                  | check removed |\n")
+    assert_claimed("expandable-segments-te-assert", TE_ASSERT_FIX + table)
+
+
+def test_ddp_kept_where_it_is_fails_the_stale_stream_task():
+    answer = ("The AccumulateGrad nodes are stale for the capture stream; use a PyTorch with "
+              "set_override_stale_capture_stream (pytorch#180090) and run the steps on the capture stream.\n"
+              "# Keep building the model and DDP exactly where you do now.\n")
+    assert_claimed("capture-fails-stale-stream", answer)
