@@ -113,15 +113,16 @@ def check_option_values(options: list[CanonicalConfig], rubric: dict[str, Any] |
     constraint refuses ("if the tracker gives you trouble, set `te_rng_tracker` back to False";
     "if it still doesn't capture, switch generation to `transformer_engine`"): the user would act
     on the option as on the recommendation. The task's ``config`` checks are the constraints; a check
-    with a ``when`` condition, or one that only says a key must be left out, is not judged here,
-    and neither is a key the option is offered for as the if-clause's case."""
+    with a ``when`` condition is judged on an option that itself sets what the condition names
+    ("sets": an FSDP option with graph mode on); one that only says a key must be left out is not
+    judged here, and neither is a key the option is offered for as the if-clause's case."""
     from skill_tools.evaluation.config_checks import value_ok
 
     specs = [c for b in (rubric or {}).get("behaviors", []) for c in b.get("checks", []) if c.get("type") == "config"]
     for n, option in enumerate(options[:MAX_OPTIONS]):
         case = (cases or {}).get(n, set())
         for spec in specs:
-            if spec.get("when") or spec.get("absent"):
+            if (spec.get("when") and not _option_meets(option, spec["when"])) or spec.get("absent"):
                 continue
             for key in spec.get("keys", []):
                 if not option.has(key) or key in case:
@@ -133,6 +134,13 @@ def check_option_values(options: list[CanonicalConfig], rubric: dict[str, Any] |
                                        f"{spec.get('name') or key} needs {want}", f"{key}={option.get(key)!r}",
                                        fatal=True)
     return _option_domain(options, rubric)
+
+
+def _option_meets(option: CanonicalConfig, when: dict[str, Any]) -> bool:
+    """Whether the option itself sets every value a ``when: {"sets": {…}}`` condition names (any
+    other condition reads the whole answer: not judged on an option)."""
+    sets = when.get("sets") if set(when) == {"sets"} else None
+    return bool(sets) and all(option.has(k) and option.get(k) == v for k, v in sets.items())
 
 
 #: Conditions that read the answer's text or programs, not one config: not judged on an option.

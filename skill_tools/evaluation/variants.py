@@ -189,11 +189,23 @@ def document_variants(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return {}, []
 
 
+_YAML_DOCUMENTS = re.compile(r"(?m)^---[ \t]*(?:#.*)?$")
+_HAS_CONTENT = re.compile(r"(?m)^[ \t]*[^#\s]")  # a line that is not a comment
+
+
 def _document_variant_blocks(block: Block) -> list[Block]:
-    """The common section as the block's recommendation, and every variant that runs graphs as an
-    option beside it (each its own group); a variant that turns graphs off is the eager reference."""
+    """The documents of a multi-document YAML (the first as the block's recommendation, the others
+    as options); else the common section of a variants file as the block's recommendation, and every
+    variant that runs graphs as an option beside it (each its own group); a variant that turns
+    graphs off is the eager reference."""
     import json
 
+    documents = [d for d in _YAML_DOCUMENTS.split(block.text) if _HAS_CONTENT.search(d)] if block.kind == "yaml" else []
+    if len(documents) >= 2:  # "Pick ONE of the documents below": the first recommended, each later one an option
+        return [replace(block, text=d, role=block.role if i == 0 else ALTERNATIVE,
+                        why=block.why if i == 0 else "a later document of a multi-document YAML",
+                        group=block.group if i == 0 else -(block.group * MAX_VARIANTS + i), keys=[], cfg=None,
+                        error=None, diff_new=[]) for i, d in enumerate(documents[:MAX_VARIANTS])]
     common, variants = document_variants(block.text)
     if not variants:
         return []

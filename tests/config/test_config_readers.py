@@ -162,3 +162,15 @@ def test_a_name_bound_to_a_section_reads_as_that_section():
             "    d.check_for_nan_in_grad = False\n    x = foo.bar\n    x.y = 1\n")
     assert read_text(text, fmt="python").values == {"model.cuda_graph_impl": "full_iteration",
                                                     "ddp.check_for_nan_in_grad": False}
+
+
+def test_a_bare_override_lands_in_the_section_that_has_the_field():
+    """``pad_to_max_length=true`` is a dataset field, ``te_rng_tracker`` an rng one; a model field or
+    a name no single section has stays under model (data/config_keys.json, Bridge's ConfigContainer)."""
+    from skill_tools.config.read_flags import home_section, read_hydra
+
+    assert home_section("pad_to_max_length") == "dataset"
+    assert home_section("te_rng_tracker") == "rng"
+    assert home_section("cuda_graph_impl") == "model"
+    assert home_section("no_such_field_anywhere") == "model"
+    assert read_hydra("pad_to_max_length=true", "t").values == {"dataset.pad_to_max_length": True}

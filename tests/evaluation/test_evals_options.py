@@ -224,3 +224,27 @@ def test_switch_it_to_asks_for_the_setting():
     text = "```yaml\nmodel:\n  cuda_graph_impl: none\n```\n\nFor the TE run, switch it to `cuda_graph_impl: local` instead.\n"
     inline = [b for b in extract_config(text).blocks if b.origin == "inline"]
     assert inline and inline[0].why and "switch it to" in inline[0].why
+
+
+def test_a_multi_document_yaml_is_one_option_per_document():
+    text = ("# Pick ONE of the documents below.\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+            "  cuda_graph_modules: [attn]\n---\n# Option B\nmodel:\n  cuda_graph_impl: full_iteration\n")
+    ex = extract_config(text)
+    assert ex.config.values.get("model.cuda_graph_impl") == "transformer_engine"
+    assert [a.values.get("model.cuda_graph_impl") for a in ex.alternatives] == ["full_iteration"]
+
+
+def test_an_option_that_meets_a_checks_condition_is_judged_by_it():
+    """Team B's Megatron-FSDP document turns graph mode on and keeps the all-gather at param-sync
+    start: the task's check for that case applies to the option, not only to the recommendation."""
+    from one_answer import score_one
+
+    text = ("The param all-gather is launched outside the captured iteration and awaited inside it.\n\n"
+            "```yaml\noptimizer:\n  overlap_param_gather_with_optimizer_step: false\nmodel:\n"
+            "  cuda_graph_impl: full_iteration\n---\nddp:\n  use_megatron_fsdp: true\n"
+            "  megatron_fsdp_cuda_graph_mode: true\n  fsdp_all_gather_in_start_param_sync: {value}\n"
+            "model:\n  cuda_graph_impl: full_iteration\n```\n")
+    bad = score_one("diagnose-stream-capture-isolation", text.format(value="true"))
+    good = score_one("diagnose-stream-capture-isolation", text.format(value="false"))
+    assert any("fsdp_all_gather_in_start_param_sync" in f for f in bad["fatal"]), bad["fatal"]
+    assert not any("fsdp_all_gather_in_start_param_sync" in f for f in good["fatal"]), good["fatal"]
