@@ -62,3 +62,20 @@ _VERSUS = re.compile(r"\s*(?:vs\.?|versus)\s", re.I)
 _COMPARES = re.compile(r"\b(?:a/b|compare|comparison|baseline)\b", re.I)
 #: A short phrase in scare quotes ("slowly wrong", “not captured”): what something is called.
 _SCARE_QUOTED = re.compile(r"[\"“](?=[A-Za-z]+[ -])[A-Za-z]+(?:[ -][A-Za-z]+){1,3}[\"”]")
+
+
+#: A recommending verb before an aside: "set it (`x=1`) and …" asks for x; "Offloading (`x=1`) is …" does not.
+_ASKS = re.compile(r"\b(?:set|sets|use|enable|add|keep|turn|switch|try|put|pass|change|flip|pin|apply)\b", re.I)
+#: What follows an aside that names the sentence's subject: its predicate ("is not supported", "makes …").
+_PREDICATE = re.compile(r"^\s*(?:is|are|was|were|makes?|needs?|requires?|means?|breaks?|causes?|turns?|works?|"
+                        r"cannot|can't|won't|doesn't|does not|isn't|aren't|has|have|only|alone)\b", re.I)
+
+
+def defines_subject(aside: str, after: str) -> bool:
+    """A setting in an aside that defines the sentence's subject: "Activation CPU offloading
+    (`cpu_offloading=True`) is not supported with TE graphs", "Only drop-and-pad (`x` + `y`) makes
+    the block static". The aside follows a noun phrase no verb asks for, and the sentence goes on
+    with that subject's predicate."""
+    close = after.find(")")
+    return close >= 0 and "(" not in after[:close] and not _ASKS.search(aside) and \
+        bool(_PREDICATE.match(after[close + 1:close + 60]))

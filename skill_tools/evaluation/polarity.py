@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _MODULE_NEEDS,
-                                             _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS)
+                                             _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS,
+                                             defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (…)"): neither recommended nor rejected.
@@ -47,8 +48,7 @@ _NEG_BEFORE = re.compile(
 _REMEDY = re.compile(r"(?:es|ing)?\s+(?:that|this|it|the \w+)(?:\s+\w+)?:\s*$")  # "removes that overhead: `x`"
 #: Chinese prohibitions (no word boundaries in CJK text); searched only in text that is not ASCII.
 _NEG_CJK = re.compile(r"不要|不能|不可以|别用|禁止|避免|勿|而不是|去掉|删除")
-#: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), in the
-#: same sentence.
+#: Japanese/Chinese/Korean negations that follow what they reject ("X はデコードには使えません"), same sentence.
 _NEG_AFTER_CJK = re.compile(r"^[^。！？\n]{0,40}?(?:使えません|使えない|使わない|使用できません|できません|不可|"
                             r"不支持|不能用|사용할 수 없|안 됩니다)")
 #: Weaker words that reject a setting only when they stand right before it ("not X", "without X",
@@ -220,7 +220,7 @@ class LinePolarity:
                                         or _SHIPS_WITH.search(aside[-120:]))) \
                 or _MODULE_NEEDS.search(text[max(lo, start - 120):start]):  # "`moe` needs drop-and-pad: `x` and `y`"
             return Polarity(DESCRIBED, era, "what a library does, not advice")
-        if aside is not None and _CONDITION.search(aside):
+        if aside is not None and (_CONDITION.search(aside) or defines_subject(aside, text[start:s_hi])):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"

@@ -248,3 +248,11 @@ def test_an_option_that_meets_a_checks_condition_is_judged_by_it():
     good = score_one("diagnose-stream-capture-isolation", text.format(value="false"))
     assert any("fsdp_all_gather_in_start_param_sync" in f for f in bad["fatal"]), bad["fatal"]
     assert not any("fsdp_all_gather_in_start_param_sync" in f for f in good["fatal"]), good["fatal"]
+
+
+def test_a_setting_that_defines_the_subject_in_an_aside_is_no_advice():
+    text = ("Activation CPU offloading (cpu_offloading=True / cpu_offloading_num_layers>0) is not supported "
+            "with TE CUDA graphs.\n")
+    assert "model.cpu_offloading" not in extract_config(text).config.values
+    asked = "Set it (`cpu_offloading=True`) and keep graphs off.\n"
+    assert extract_config(asked).config.values.get("model.cpu_offloading") is True
