@@ -80,6 +80,28 @@ def settings(ctx: AnswerContext, in_files: bool = False) -> dict[str, Any]:
                 continue
             if ctx.polarity(m.start(1), len(m.group(1))).role == SUGGESTED:
                 out.update(python_settings(tree, m.group(1)))
+        for code in indented_code_lines(ctx.text):  # "2. Turn it off:\n     model = torch.compile(model, dynamic=False)"
+            out.update(python_settings(parse(code), code))
+    return out
+
+
+_INDENTED_CALL = re.compile(r"^[ \t]{3,}((?:[A-Za-z_][\w.]*\s*=\s*)?[A-Za-z_][\w.]*\(.*\))[ \t]*(?:#.*)?$")
+_REJECTS = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|bad|instead of|not)\b", re.I)
+
+
+def indented_code_lines(text: str) -> list[str]:
+    """One-line Python calls indented under a plain-text list item, the line before them not
+    rejecting them: code a user would paste, in an answer without fences."""
+    lines, out = text.split("\n"), []
+    for i, line in enumerate(lines):
+        m = _INDENTED_CALL.match(line) if "```" not in text else None
+        before = next((ln for ln in reversed(lines[:i]) if ln.strip()), "")
+        if m and not _REJECTS.search(before):
+            try:
+                parse(m.group(1))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            out.append(m.group(1))
     return out
 
 

@@ -290,3 +290,12 @@ def test_order_follows_calls_into_the_programs_own_helpers():
     bad = _domain("diagnose-teardown-hang", TEARDOWN_OK + wrong)
     assert bad["score"] == 0.0 and "[teardown-destroy-before-delete]" in bad["explanation"]
     assert _domain("diagnose-teardown-hang", TEARDOWN_OK + right)["score"] is None
+
+
+def test_an_indented_call_under_a_plain_text_list_item_is_read():
+    from skill_tools.evaluation.domain import indented_code_lines
+
+    text = "1. Turn off dynamic shape tracking:\n     model = torch.compile(model, dynamic=False)\n"
+    assert indented_code_lines(text) == ["model = torch.compile(model, dynamic=False)"]
+    assert indented_code_lines("Never do this:\n     model = torch.compile(model, dynamic=False)\n") == []
+    assert indented_code_lines("```\n     model = torch.compile(model)\n```\n") == []
