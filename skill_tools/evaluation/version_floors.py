@@ -20,6 +20,7 @@ negated or contrasting clause ("not TE >= 2.10, which is too old") is left alone
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, quote
@@ -34,7 +35,8 @@ _BARE_ADVICE = re.compile(r"\b(?:use|prefer|recommend(?:ed)?|better|ideally|rath
 _NEGATED = re.compile(r"\b(?:not|never|too old|older than|below|before|than)\b|n't\b", re.I)
 
 
-def _pattern(names: list[str]) -> re.Pattern[str]:
+@lru_cache(maxsize=64)
+def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alts = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]*").replace(r"\-", r"[\s_-]*").replace(r"_", r"[\s_-]*")
                     for n in sorted(names, key=len, reverse=True))
     pkg = rf"(?<![\w.])(?:{alts})(?:\[[\w,]+\])?"
@@ -47,7 +49,7 @@ def _pattern(names: list[str]) -> re.Pattern[str]:
 
 
 def _floor(m: re.Match[str]) -> tuple[int, int, int]:
-    groups = [g for g in m.groups()]
+    groups = m.groups()
     for i in range(0, len(groups), 3):
         if groups[i] is not None:
             return int(groups[i]), int(groups[i + 1]), int(groups[i + 2] or 0)
@@ -62,7 +64,7 @@ def _parse(version: str) -> tuple[int, int, int]:
 def stated_floors(text: str, names: list[str]) -> list[tuple[int, tuple[int, int, int], str]]:
     """(position, version, matched text) of every lower bound ``text`` states for the package."""
     out = []
-    for m in _pattern(names).finditer(text):
+    for m in _pattern(tuple(names)).finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[max(line_start, m.start() - 30):m.start()]
         if _NEGATED.search(before):
