@@ -7,7 +7,7 @@ spellings and ``min``), and this check reads every floor the answer states for t
 
 - a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``;
 - an operator or words that make the version a lower bound: "TE >= 2.10", "TE ≥ 2.10", "TE 2.10+",
-  "every megatron-core from 0.16", "TE since 2.10",
+  "every megatron-core from 0.16", "TE since 2.10", "landed in core_v0.17.1" (a tag names megatron-core),
   "at least TE 2.10", "TE 2.10 or newer / later / above", "TE 2.10 is enough", "minimum TE 2.10";
 - a table row whose first cell names the package and whose next cell is such a bound.
 
@@ -27,7 +27,7 @@ from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, qu
 
 _VERSION = r"v?(\d+)\.(\d+)(?:\.(\d+))?"
 #: A bound before the version: ">=", "≥", "at least", "minimum", "min.".
-_BEFORE = r"(?:>=|≥|=>|>|\bat\s+least\b|\bminimum(?:\s+of)?\b|\bmin\.?)"
+_BEFORE = r"(?:>=|≥|=>|>|\bat\s+least\b|\bminimum(?:\s+of)?\b|\bmin\.?|\b(?:introduced|added|landed|arrived|shipped)\s+in\b)"
 #: A bound after it: "+", "or newer", "and later", "is enough", "suffices".
 _AFTER = r"(?:\+|\s*(?:or|and)\s+(?:newer|later|above|higher|up)\b|\s+(?:is|are)\s+(?:enough|sufficient|fine|ok)\b|\s+suffices\b|\s+onward)"
 #: A bound advised later on the same line without the package's name: "TE >= 2.10 (use >= 2.12; …)".

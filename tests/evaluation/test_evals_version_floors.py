@@ -21,6 +21,7 @@ TE = ["TE", "Transformer Engine", "transformer-engine", "transformer_engine", "T
     ("Transformer Engine 2.10 or newer", (2, 10, 0)),
     ("| TE | ≥ 2.10 | delayed wgrad |", (2, 10, 0)),
     ("works on every TE from 2.9 on", (2, 9, 0)),
+    ("the API landed in TE 2.11", (2, 11, 0)),
 ])
 def test_floors_in_their_spellings(text, floor):
     assert [v for _, v, _ in stated_floors(text, TE)] == [floor]
@@ -63,3 +64,8 @@ def test_full_iteration_said_to_work_from_016_fails():
                     "Fix B: `cuda_graph_impl='full_iteration'` works on every megatron-core from 0.16, with the NaN "
                     "checks off.\n")
     assert any(c["type"] == "version_floor" and c["score"] == 0.0 for b in row["behaviors"] for c in b["checks"])
+
+
+def test_a_tag_names_megatron_core():
+    floors = stated_floors("the rework landed in **core_v0.17.1**, so bump the patch", ["megatron-core", "core_v"])
+    assert [v for _, v, _ in floors] == [(0, 17, 1)]
