@@ -275,3 +275,18 @@ def test_graph_count_set_by_pp_depth_or_warmup_fails(claim):
 
 def test_graph_count_set_by_microbatches_passes():
     assert_passes("pp-memory-oom", PP_BASE + "The number of graphs is set by the microbatch count, not by the PP depth.\n")
+
+
+DECODE = ("```python\nconfig = TransformerConfig(..., cuda_graph_impl=\"local\", inference_cuda_graph_scope=\"block\")\n```\n"
+          "Transformer Engine graphs do not serve inference; capture and replay under the same torch.inference_mode().\n")
+
+
+def test_num_cuda_graphs_said_to_build_graphs_at_its_default_fails():
+    assert_claimed("inference-decode-graphs", DECODE + "# num_cuda_graphs is left at its default: the engine builds 16 "
+                   "batch buckets.\n")
+
+
+def test_num_cuda_graphs_default_none_passes():
+    row = score_one("inference-decode-graphs", DECODE + "InferenceConfig.num_cuda_graphs defaults to None, which builds "
+                    "no graphs: set it to -1 (the CLI flag defaults to 16).\n")
+    assert not any("num_cuda_graphs said" in f for f in row["fatal"]), row["fatal"]
