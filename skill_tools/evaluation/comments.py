@@ -37,7 +37,10 @@ def comment_sentences(body: str) -> Iterator[tuple[int, str]]:
 #: CLI overrides:", "# final config:". Another frontend's spelling ("equivalent") is left to prose.
 _RESULT_LABEL = re.compile(r"\b(?:result(?:ing|s)?|final|effective|end state|becomes|keys|overrides|settings|"
                            r"config(?:uration)?)\b[^:]{0,60}:\s*$|"
-                           r"(?:^|[.!;]\s+)(?:use|set|add|enable|turn on)\b[^:.]{0,60}:\s*$", re.I)  # "Use FSDP's graph mode:"
+                           r"(?:^|[.!;]\s+)(?:use|set|add|enable|turn on)\b[^:.]{0,60}:\s*$|"  # "Use FSDP's graph mode:"
+                           r"\byou (?:can|could|may)\s+(?:instead\s+|also\s+)?use\b[^:.]{0,40}:\s*$", re.I)
+#: A label that offers the config as another way ("in Bridge you can instead use:", "Alternative:").
+_OFFERED = re.compile(r"\b(?:instead|alternative(?:ly)?|also)\b", re.I)
 _NOT_RESULT = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|old|before|removed?|instead of|not|equivalent|"
                          r"default|currently|today)\b", re.I)
 #: A rule line between a label and its config ("# ------").
@@ -49,10 +52,11 @@ _NESTED = re.compile(r"^[a-z][a-z0-9_]*\s*:\s+\S")
 _CONFIG_LINE = re.compile(r"^(?:(?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*(?::\s+|=)\S|--[a-z][\w-]+)")
 
 
-def commented_configs(body: str) -> Iterator[tuple[int, str]]:
-    """(offset of the first config line, its text) of each run of comment lines that spell out a
-    config under a label saying it is the result ("# resulting keys:" over "#   ddp.x: false"):
-    a shell edit script's summary of what its edits leave. Trailing comments are dropped."""
+def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
+    """(offset of the first config line, its text, whether its label offers it as another way) of
+    each run of comment lines that spell out a config under a label saying it is the result ("#
+    resulting keys:" over "#   ddp.x: false", a shell edit script's summary of what its edits leave)
+    or what to use ("# in Bridge you can instead use:"). Trailing comments are dropped."""
     lines = body.split("\n")
     n = 0
     while n < len(lines):
@@ -61,8 +65,8 @@ def commented_configs(body: str) -> Iterator[tuple[int, str]]:
             n += 1
             continue
         found, k = [], n + 1
-        while k < len(lines) and not found and _RULE.match(lines[k]):
-            k += 1  # "# ----" between the label and the config
+        while k < len(lines) and not found and (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k])):
+            k += 1  # "# ----" or an empty comment line between the label and the config
         while k < len(lines):
             item = re.match(r"^\s*#+ ?( *)(.*?)\s*$", lines[k])
             text = re.sub(r"\s+#.*$", "", item.group(2)) if item else ""
@@ -73,5 +77,5 @@ def commented_configs(body: str) -> Iterator[tuple[int, str]]:
             found.append(item.group(1) + text)  # a YAML section keeps its indentation
             k += 1
         if found and any(_CONFIG_LINE.match(f.strip()) for f in found):
-            yield n + 1, textwrap.dedent("\n".join(found))
+            yield n + 1, textwrap.dedent("\n".join(found)), bool(_OFFERED.search(m.group(1)))
         n = max(k, n + 1)

@@ -206,12 +206,12 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
             if block.role in (ALTERNATIVE, COUNTEREXAMPLE):
                 block.origin = "comment"
                 yield block
-    for n, text in commented_configs(body):  # "# resulting keys:" over "#   ddp.x: false"
-        yield from _spelled_out(text, line + n)
+    for n, text, offered in commented_configs(body):  # "# resulting keys:" over "#   ddp.x: false"
+        yield from _spelled_out(text, line + n, ALTERNATIVE if offered else SUGGESTED)
 
 
-def _spelled_out(text: str, line: int) -> Iterator[Block]:
-    for block in _fenced_blocks(text, "auto", line, SUGGESTED):
+def _spelled_out(text: str, line: int, role: str = SUGGESTED) -> Iterator[Block]:
+    for block in _fenced_blocks(text, "auto", line, role):
         block.origin, block.why = "comment", "a config the answer's comments spell out as the result"
         yield block
 
@@ -252,7 +252,7 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
         spelled = next(iter(commented_configs("\n".join(lines[idx:min(end, idx + 60)]))), None) \
             if text.lstrip().startswith("#") else None
         if spelled is not None and spelled[0] == 1:  # "# resulting keys:" over "#   ddp.x: false" lines
-            yield from section.mark(_spelled_out(spelled[1], idx + 2))
+            yield from section.mark(_spelled_out(spelled[1], idx + 2, ALTERNATIVE if spelled[2] else SUGGESTED))
             idx += 1 + spelled[1].count("\n") + 1
             continue
         is_heading, era = heading_era(text)

@@ -256,3 +256,12 @@ def test_a_setting_that_defines_the_subject_in_an_aside_is_no_advice():
     assert "model.cpu_offloading" not in extract_config(text).config.values
     asked = "Set it (`cpu_offloading=True`) and keep graphs off.\n"
     assert extract_config(asked).config.values.get("model.cpu_offloading") is True
+
+
+def test_a_commented_config_offered_as_another_way_is_an_option():
+    text = ("model:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [moe_router, moe_preprocess]\n"
+            "# Lower-memory alternative: the local manager is lighter, so in Bridge you can instead use:\n#\n"
+            "#   model:\n#     cuda_graph_impl: local\n#     cuda_graph_modules: [moe_router]\n")
+    ex = extract_config(text)
+    assert ex.config.values.get("model.cuda_graph_impl") == "transformer_engine"
+    assert "local" in [a.values.get("model.cuda_graph_impl") for a in ex.alternatives]
