@@ -290,3 +290,10 @@ def test_num_cuda_graphs_default_none_passes():
     row = score_one("inference-decode-graphs", DECODE + "InferenceConfig.num_cuda_graphs defaults to None, which builds "
                     "no graphs: set it to -1 (the CLI flag defaults to 16).\n")
     assert not any("num_cuda_graphs said" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_busbw_compared_against_half_the_line_rate_fails():
+    answer = ("Run all_reduce_perf -b 8 -e 8G -f 2 -g 8 and read busbw = algbw * 2(n-1)/n for the large sizes. "
+              "Check NCCL_DEBUG=INFO for NET/IB with GDRDMA.\n\nbusbw already counts both trips, so the ceiling to "
+              "compare it with is **half** the aggregate NIC line rate, not the full line rate.\n")
+    assert_claimed("neg-nccl-bandwidth", answer)
