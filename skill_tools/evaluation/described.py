@@ -77,5 +77,6 @@ def defines_subject(aside: str, after: str) -> bool:
     the block static". The aside follows a noun phrase no verb asks for, and the sentence goes on
     with that subject's predicate."""
     close = after.find(")")
+    aside = re.split(r"[.!?:]\s+", aside)[-1]  # the aside's own sentence
     return close >= 0 and "(" not in after[:close] and not _ASKS.search(aside) and \
         bool(_PREDICATE.match(after[close + 1:close + 60]))

@@ -265,3 +265,9 @@ def test_a_commented_config_offered_as_another_way_is_an_option():
     ex = extract_config(text)
     assert ex.config.values.get("model.cuda_graph_impl") == "transformer_engine"
     assert "local" in [a.values.get("model.cuda_graph_impl") for a in ex.alternatives]
+
+
+def test_the_aside_is_judged_by_its_own_sentence():
+    text = ("Dropless token counts change every step. Only drop-and-pad (`moe_expert_capacity_factor` set + "
+            "`moe_pad_expert_input_to_capacity: true`) makes the whole MoE block static.\n")
+    assert "model.moe_pad_expert_input_to_capacity" not in extract_config(text).config.values
