@@ -69,7 +69,7 @@ _NEG_AFTER = re.compile(
     r"no longer|forbidden|broken|unsupported|illegal|fatal)|"
     r"^[\s`'\",]*(?:(?:is|are|stays?|remains?)\s+)?(?:unset|out(?![\w-])|removed|deleted|omitted|left out|commented out)|"
     r"^[\s`'\",]*(?:line|flag|setting|key|option|entry)s?\s+(?:out|removed|deleted|gone)\b|"
-    r"^[\s`'\",]*(?:fails|crashes|breaks|raises|asserts|"
+    r"^[\s`'\",]*(?:(?:would|will|also|too)\s+)?(?:fails?|crash(?:es)?|breaks?|raises|asserts?|"
     r"errors|hangs|does not (?:exist|work|capture|pass)|doesn'?t (?:exist|work|capture|pass)|won'?t (?:work|pass)|causes)|"
     # dismissed as beside the point, also for a list: "X or Y don't apply here", "X and friends alone"
     r"^(?:[\s`'\",]*(?:,|\bor\b|\band\b|\bnor\b)\s*[`'\"]?[\w.=-]+[`'\"]?)*[\s`'\",]*"

@@ -271,3 +271,11 @@ def test_the_aside_is_judged_by_its_own_sentence():
     text = ("Dropless token counts change every step. Only drop-and-pad (`moe_expert_capacity_factor` set + "
             "`moe_pad_expert_input_to_capacity: true`) makes the whole MoE block static.\n")
     assert "model.moe_pad_expert_input_to_capacity" not in extract_config(text).config.values
+
+
+def test_a_setting_said_to_fail_the_same_way_is_rejected():
+    from skill_tools.evaluation.polarity import LinePolarity
+
+    line = "  ``--cuda-graph-impl transformer_engine`` would fail the same way in your loop, because"
+    i = line.find("--cuda")
+    assert LinePolarity(line).at(i, i + len("--cuda-graph-impl transformer_engine")).role == REJECTED
