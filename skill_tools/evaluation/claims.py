@@ -88,6 +88,9 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:[|+]\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
 def _row_end(text: str, pos: int) -> int:
     """The end of the table row whose first or second cell holds ``pos`` (a row names its subject
     first, after a group column such as the model, and states it in the later cells), else 0."""
@@ -97,7 +100,24 @@ def _row_end(text: str, pos: int) -> int:
     head = text[start:pos]
     if not head.lstrip().startswith("|") or head.count("|") > 2 or text[start:line_end].count("|") < 3:
         return 0
+    following = text[line_end + 1:text.find("\n", line_end + 1) if text.find("\n", line_end + 1) >= 0 else len(text)]
+    if _TABLE_RULE.match(following):
+        return 0  # the header row names the columns; it states nothing
+    if head.count("|") == 2 and _blank_corner(text, start):
+        return 0  # "| | Qwen3.5 | Nemotron-H |": each column is its own subject, the next cell is another's
     return line_end
+
+
+def _blank_corner(text: str, row_start: int) -> bool:
+    """Whether the table holding the row at ``row_start`` has an empty first header cell (a
+    comparison whose columns are the subjects)."""
+    lines = text[:row_start].split("\n")[:-1]
+    for i in range(len(lines) - 1, 0, -1):
+        if _TABLE_RULE.match(lines[i]):
+            return bool(re.match(r"^\s*\|\s*\|", lines[i - 1]))
+        if not lines[i].lstrip().startswith("|"):
+            return False
+    return False
 
 
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?](?=[*_)\]\"'`]*(?:\s|$))|\n\s*\n|\n\s*(?:[-*+|]|\d+[.)])\s")

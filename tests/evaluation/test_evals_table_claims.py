@@ -79,3 +79,17 @@ def test_each_statement_points_at_its_row():
 def test_a_table_introduced_as_what_does_not_work_states_nothing():
     text = "What does not work:\n\n| setting | effect |\n|---|---|\n| `x_y=True` | faster |\n"
     assert statements(text) == []
+
+
+COMPARISON = """| | Qwen3.5 (attention + Gated DeltaNet) | Nemotron-H (attention + Mamba + MLP) |
+|---|---|---|
+| How MCore builds the layers | GDN layers are `TransformerLayer`s whose `self_attention` is `GatedDeltaNet` | Mamba layers are `MambaLayer`s |
+| Scope for the mixers | **`attn`** covers the softmax-attention and the GDN layers | **`mamba`** for the Mamba layers |
+
+Verify capture (`graphable layers` in the log) and A/B against eager after capture. NVFP4 with the mamba scope can hit an
+illegal memory access (TE#3316): drop mamba or use MXFP8 there.
+"""
+
+
+def test_a_comparison_table_keeps_each_column_to_its_subject():
+    assert_passes("gdn-mamba-scope", COMPARISON)
