@@ -20,7 +20,8 @@ from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, num
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
 from skill_tools.evaluation.variants import document_variants
-from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, heading_era, intro_polarity
+from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, Polarity, heading_era,
+                                            intro_polarity)
 from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
@@ -56,6 +57,7 @@ def _locate(text: str) -> Iterator[Block]:
     i = 0
     prose_start = 0
     section = Section(asker=chat_asker(lines))  # the era named by the latest heading; which option we are in
+    recommended = False  # a block recommended already: a later "If …, do:" block is a fallback, an option
     while i < len(lines):
         m = _FENCE.match(lines[i])
         j = hunk_end(lines, i) if not m and EDIT_RESULT.match(lines[i]) else i + 1  # "⎿  Updated f.yaml …"
@@ -74,6 +76,9 @@ def _locate(text: str) -> Iterator[Block]:
             j += 1
         body = textwrap.dedent("\n".join(lines[i + 1:j]))  # a fence inside a list item is indented
         pol = _intro(lines, i, body if any(ln.strip() for ln in lines[:i] + lines[j + 1:]) else "", section.era)  # whole: no intro
+        if pol.role == SUGGESTED and recommended and _FALLBACK_INTRO.match(last_sentence(_lead(lines, i))):
+            pol = Polarity(ALTERNATIVE, pol.era, "a fallback for the case its intro names")  # "If HBM is tight, narrow to:"
+        recommended = recommended or pol.role == SUGGESTED
         path = file_named(lines[i], lines[max(0, i - 2):i])
         for b in section.mark(_with_intro(b, pol, path) for b in _fenced_blocks(body, _LANG.get(lang, "auto"), i + 2, pol.role)):
             b.group = i + 1
@@ -88,6 +93,15 @@ def _with_intro(block: Block, pol, path: str | None = None) -> Block:
     block.why = block.why or pol.why
     block.file = block.file or path
     return block
+
+
+#: An intro that names a case before what to do: "If EP=8 leaves you short on HBM, narrow to …:".
+_FALLBACK_INTRO = re.compile(r"^\W*(?:if|when|should)\b[^,:]{3,120},\s*\w+[^:]*:\s*$", re.I)
+
+
+def _lead(lines: list[str], fence_index: int) -> str:
+    context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
+    return context[-1].strip() if context else ""
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):

@@ -279,3 +279,14 @@ def test_a_setting_said_to_fail_the_same_way_is_rejected():
     line = "  ``--cuda-graph-impl transformer_engine`` would fail the same way in your loop, because"
     i = line.find("--cuda")
     assert LinePolarity(line).at(i, i + len("--cuda-graph-impl transformer_engine")).role == REJECTED
+
+
+def test_a_later_block_for_a_case_is_an_option_not_an_override():
+    text = ("Graph the whole layer:\n```python\ncfg.model.cuda_graph_modules = []\n```\n\n"
+            "If EP=8 leaves you short on HBM, narrow to the static pre-dispatch parts:\n"
+            "```python\ncfg.model.cuda_graph_modules = [\"attn\", \"moe_router\", \"moe_preprocess\"]\n```\n")
+    ex = extract_config(text)
+    assert ex.config.values.get("model.cuda_graph_modules") == []
+    assert [a.values.get("model.cuda_graph_modules") for a in ex.alternatives] == [["attn", "moe_router", "moe_preprocess"]]
+    only = extract_config("If you are on 0.19, set:\n```python\ncfg.model.cuda_graph_modules = [\"attn\"]\n```\n")
+    assert only.config.values.get("model.cuda_graph_modules") == ["attn"]
