@@ -8,12 +8,14 @@ spellings and ``min``), and this check reads every floor the answer states for t
 - a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``;
 - an operator or words that make the version a lower bound: "TE >= 2.10", "TE ≥ 2.10", "TE 2.10+",
   "every megatron-core from 0.16", "TE since 2.10", "landed in core_v0.17.1" (a tag names megatron-core),
+  "TE 2.8 enables the reset" (the version said to bring the feature), "upgrade TE to 2.8 or newer",
+  "from TE 2.8 on",
   "at least TE 2.10", "TE 2.10 or newer / later / above", "TE 2.10 is enough", "minimum TE 2.10";
 - a table row whose first cell names the package and whose next cell is such a bound.
 
 When the highest floor the answer states is below ``min``, it fails (the user would install a build
 without the feature); an answer that also states a floor at or above it ("the config checks TE >=
-2.10, but use >= 2.12") passes, as does a version stated without a bound ("TE 2.10 added reset()"). A floor in a
+2.10, but use >= 2.12") passes, as does a version stated without a bound ("built against TE 2.9"). A floor in a
 negated or contrasting clause ("not TE >= 2.10, which is too old") is left alone.
 """
 
@@ -29,7 +31,8 @@ _VERSION = r"v?(\d+)\.(\d+)(?:\.(\d+))?"
 #: A bound before the version: ">=", "≥", "at least", "minimum", "min.".
 _BEFORE = r"(?:>=|≥|=>|>|\bat\s+least\b|\bminimum(?:\s+of)?\b|\bmin\.?|\b(?:introduced|added|landed|arrived|shipped)\s+in\b)"
 #: A bound after it: "+", "or newer", "and later", "is enough", "suffices".
-_AFTER = r"(?:\+|\s*(?:or|and)\s+(?:newer|later|above|higher|up)\b|\s+(?:is|are)\s+(?:enough|sufficient|fine|ok)\b|\s+suffices\b|\s+onward)"
+_AFTER = r"(?:\+|\s*(?:or|and)\s+(?:newer|later|above|higher|up)\b|\s+(?:is|are)\s+(?:enough|sufficient|fine|ok)\b|\s+suffices\b|\s+onward|" \
+         r"\s+(?:enables|added|adds|introduced|introduces|brings|brought|ships|shipped|supports)\b)"  # "TE 2.8 enables the reset"
 #: A bound advised later on the same line without the package's name: "TE >= 2.10 (use >= 2.12; …)".
 _BARE_ADVICE = re.compile(r"\b(?:use|prefer|recommend(?:ed)?|better|ideally|rather)\s*:?\s*(?:>=|≥)\s*" + _VERSION, re.I)
 _NEGATED = re.compile(r"\b(?:not|never|too old|older than|below|before|than)\b|n't\b", re.I)
@@ -44,7 +47,8 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(
         rf"(?:{_BEFORE}\s*{gap}{pkg}{gap}(?:version\s+)?{_VERSION}"                # at least TE 2.10
         rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}|\bfrom\b|\bsince\b){gap}{_VERSION}"  # TE >= 2.10, megatron-core from 0.16
-        rf"|{pkg}{gap}(?:version\s+)?{_VERSION}(?={_AFTER}))",                    # TE 2.10+, TE 2.10 or newer
+        rf"|{pkg}{gap}(?:version\s+)?(?:to\s+)?{_VERSION}(?={_AFTER})"            # TE 2.10+, upgrade TE to 2.10 or newer
+        rf"|\bfrom\s+{pkg}{gap}(?:version\s+)?{_VERSION}(?=\s+on(?:wards?)?\b))",  # from TE 2.8 on
         re.I)
 
 

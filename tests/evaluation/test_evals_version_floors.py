@@ -22,12 +22,15 @@ TE = ["TE", "Transformer Engine", "transformer-engine", "transformer_engine", "T
     ("| TE | ≥ 2.10 | delayed wgrad |", (2, 10, 0)),
     ("works on every TE from 2.9 on", (2, 9, 0)),
     ("the API landed in TE 2.11", (2, 11, 0)),
+    ("TE 2.8 enables explicit graph reset", (2, 8, 0)),
+    ("Upgrade Transformer Engine to 2.8 or newer.", (2, 8, 0)),
+    ("it calls graph.reset() from TE 2.8 on", (2, 8, 0)),
 ])
 def test_floors_in_their_spellings(text, floor):
     assert [v for _, v, _ in stated_floors(text, TE)] == [floor]
 
 
-@pytest.mark.parametrize("text", ["TE 2.10 added reset()", "not TE >= 2.10, which is too old", "test 2.1+ passes"])
+@pytest.mark.parametrize("text", ["built against TE 2.9", "not TE >= 2.10, which is too old", "test 2.1+ passes"])
 def test_a_version_without_a_bound_is_no_floor(text):
     assert stated_floors(text, TE) == []
 
