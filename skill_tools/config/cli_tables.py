@@ -30,6 +30,13 @@ from typing import Any, Iterable
 from skill_tools.config.era import release_tag
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@functools.lru_cache(maxsize=1)
+def section_keys() -> dict[str, frozenset[str]]:
+    """Bridge ConfigContainer field names per section (``data/config_keys.json``, extracted with ast)."""
+    data = json.loads((DATA / "config_keys.json").read_text(encoding="utf-8"))
+    return {k: frozenset(v) for k, v in data["sections"].items()}
 MEGATRON_LM_TAGS = ("core_v0.16.0", "core_v0.16.1", "core_v0.17.0", "core_v0.18.0", "core_v0.19.0")
 RUN_SCRIPT_FILE = DATA / "run_script_flags.json"
 

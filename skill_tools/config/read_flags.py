@@ -4,15 +4,13 @@ extracted from upstream), with the launcher words and environment prefixes aroun
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 from skill_tools.config import flags as flag_tables
 from skill_tools.config import limits
+from skill_tools.config.cli_tables import section_keys
 from skill_tools.config.model import CanonicalConfig, Location
 from skill_tools.errors import InputError
 
@@ -139,16 +137,10 @@ def _hydra_token(cfg: CanonicalConfig, token: str, line: int, source: str) -> bo
     return True
 
 
-@functools.lru_cache(maxsize=1)
-def _fields_by_section() -> dict[str, frozenset[str]]:
-    data = json.loads((Path(__file__).resolve().parent.parent / "data" / "config_keys.json").read_text(encoding="utf-8"))
-    return {k: frozenset(v) for k, v in data["sections"].items()}
-
-
 def home_section(name: str) -> str:
     """The ConfigContainer section a bare override names (``pad_to_max_length=true``): ``model``
     unless the name is no model field and exactly one other section has it (data/config_keys.json)."""
-    sections = _fields_by_section()
+    sections = section_keys()
     if name in sections.get("model", ()):
         return "model"
     homes = [s for s, fields in sections.items() if name in fields]

@@ -27,6 +27,7 @@ from typing import Any
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, mention_spans, normalise, quote
 from skill_tools.evaluation.loose_phrases import loose_mentions
 from skill_tools.evaluation.polarity import REJECTED
+from skill_tools.evaluation.prose import TABLE_RULE
 from skill_tools.evaluation.table_statements import statements
 from skill_tools.evaluation.wrapping import unwrapped
 
@@ -88,9 +89,6 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
             and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
 
 
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:[|+]\s*:?-{2,}:?\s*)*\|?\s*$")
-
-
 def _row_end(text: str, pos: int) -> int:
     """The end of the table row whose first or second cell holds ``pos`` (a row names its subject
     first, after a group column such as the model, and states it in the later cells), else 0."""
@@ -100,8 +98,8 @@ def _row_end(text: str, pos: int) -> int:
     head = text[start:pos]
     if not head.lstrip().startswith("|") or head.count("|") > 2 or text[start:line_end].count("|") < 3:
         return 0
-    following = text[line_end + 1:text.find("\n", line_end + 1) if text.find("\n", line_end + 1) >= 0 else len(text)]
-    if _TABLE_RULE.match(following):
+    next_end = text.find("\n", line_end + 1)
+    if TABLE_RULE.match(text[line_end + 1:next_end if next_end >= 0 else len(text)]):
         return 0  # the header row names the columns; it states nothing
     if head.count("|") == 2 and _blank_corner(text, start):
         return 0  # "| | Qwen3.5 | Nemotron-H |": each column is its own subject, the next cell is another's
@@ -113,7 +111,7 @@ def _blank_corner(text: str, row_start: int) -> bool:
     comparison whose columns are the subjects)."""
     lines = text[:row_start].split("\n")[:-1]
     for i in range(len(lines) - 1, 0, -1):
-        if _TABLE_RULE.match(lines[i]):
+        if TABLE_RULE.match(lines[i]):
             return bool(re.match(r"^\s*\|\s*\|", lines[i - 1]))
         if not lines[i].lstrip().startswith("|"):
             return False
@@ -157,10 +155,10 @@ _PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these)(?
 _PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
 
 
-def _with_pronouns(ctx: AnswerContext, subjects: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The subject mentions, each followed by the pronoun that takes it up in the next clause."""
+def _with_pronouns(joined: str, subjects: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The subject mentions, each followed by the pronoun that takes it up in the next clause
+    (``joined``: the answer normalised with its wrapped lines joined)."""
     out: list[tuple[int, str]] = []
-    joined = normalise(unwrapped(ctx.text)) if subjects else ""
     for pos, subj in subjects:
         out.append((pos, subj))
         _, hi = _clause(joined, pos)
@@ -182,7 +180,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
     joined = normalise(unwrapped(ctx.text))
-    for pos, subj in _with_pronouns(ctx, _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]):
+    for pos, subj in _with_pronouns(joined, _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]):
         lo, hi = _clause(joined, pos)
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it

@@ -92,16 +92,19 @@ _REJECTS = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|bad|instead of|not)
 def indented_code_lines(text: str) -> list[str]:
     """One-line Python calls indented under a plain-text list item, the line before them not
     rejecting them: code a user would paste, in an answer without fences."""
-    lines, out = text.split("\n"), []
-    for i, line in enumerate(lines):
-        m = _INDENTED_CALL.match(line) if "```" not in text else None
-        before = next((ln for ln in reversed(lines[:i]) if ln.strip()), "")
+    if "```" in text:
+        return []
+    out: list[str] = []
+    before = ""  # the last non-empty line above
+    for line in text.split("\n"):
+        m = _INDENTED_CALL.match(line)
         if m and not _REJECTS.search(before):
             try:
                 parse(m.group(1))
+                out.append(m.group(1))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            out.append(m.group(1))
+                pass
+        before = line if line.strip() else before
     return out
 
 

@@ -100,14 +100,14 @@ _FALLBACK_INTRO = re.compile(r"^\W*(?:if|when|should)\b[^,:]{3,120},\s*\w+[^:]*:
 
 
 def _lead(lines: list[str], fence_index: int) -> str:
+    """The last non-empty line of the two above a fence: the line that may introduce it."""
     context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
     return context[-1].strip() if context else ""
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):
     """The block's polarity from the sentence just above it (or its own first comment)."""
-    context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
-    lead = context[-1].strip() if context else ""
+    lead = _lead(lines, fence_index)
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
     heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))

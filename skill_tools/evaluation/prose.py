@@ -24,7 +24,7 @@ from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED, Polarity, era
 # Markdown tables
 # --------------------------------------------------------------------------------------------
 
-_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:[|+]\s*:?-{2,}:?\s*)*\|?\s*$")  # "+" joins org-mode columns
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:[|+]\s*:?-{2,}:?\s*)*\|?\s*$")  # "+" joins org-mode columns
 _KEY_CELL = re.compile(r"^`?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*_\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|--[a-z][a-z0-9]*(?:-[a-z0-9]+)+)`?$")
 _VALUE_CELL = re.compile(r"^(?!(?:same|unchanged|as is|as-is|n/a|ditto|idem|default)$)"
                          r"(?:`[^`]+`|\"[^\"]*\"|\[[^\]]*\]|[\w.:+-]+)$", re.I)
@@ -34,7 +34,7 @@ _DITTO = frozenset({"same", "ditto", "〃", "same as left", "as left", "same as 
 
 
 def is_table_start(lines: list[str], idx: int) -> bool:
-    return "|" in lines[idx] and idx + 1 < len(lines) and bool(_RULE.match(lines[idx + 1])) \
+    return "|" in lines[idx] and idx + 1 < len(lines) and bool(TABLE_RULE.match(lines[idx + 1])) \
         and "|" in lines[idx + 1]
 
 

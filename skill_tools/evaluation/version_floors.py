@@ -25,6 +25,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from skill_tools.config.era import parse_version
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult, quote
 
 _VERSION = r"v?(\d+)\.(\d+)(?:\.(\d+))?"
@@ -52,17 +53,12 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
         re.I)
 
 
-def _floor(m: re.Match[str]) -> tuple[int, int, int]:
-    groups = m.groups()
+def _floor(groups: tuple[str | None, ...]) -> tuple[int, int, int]:
+    """The version of the first alternative that matched (each captures major, minor, patch)."""
     for i in range(0, len(groups), 3):
         if groups[i] is not None:
             return int(groups[i]), int(groups[i + 1]), int(groups[i + 2] or 0)
     return (0, 0, 0)
-
-
-def _parse(version: str) -> tuple[int, int, int]:
-    parts = [int(p) for p in re.findall(r"\d+", version)[:3]]
-    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
 
 
 def stated_floors(text: str, names: list[str]) -> list[tuple[int, tuple[int, int, int], str]]:
@@ -73,16 +69,16 @@ def stated_floors(text: str, names: list[str]) -> list[tuple[int, tuple[int, int
         before = text[max(line_start, m.start() - 30):m.start()]
         if _NEGATED.search(before):
             continue
-        out.append((m.start(), _floor(m), m.group()))
+        out.append((m.start(), _floor(m.groups()), m.group()))
         line_end = text.find("\n", m.end())
         for bare in _BARE_ADVICE.finditer(text, m.end(), len(text) if line_end < 0 else line_end):
-            out.append((bare.start(), (int(bare.group(1)), int(bare.group(2)), int(bare.group(3) or 0)), bare.group()))
+            out.append((bare.start(), _floor(bare.groups()), bare.group()))
     return out
 
 
 def check_version_floor(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec["name"]
-    need = _parse(str(spec["min"]))
+    need = parse_version(str(spec["min"]), "version_floor.min")
     floors = stated_floors(ctx.text, list(spec["package"]))
     if floors and max(v for _, v, _ in floors) < need:  # "TransformerConfig checks TE >= 2.10 … use >= 2.12": the highest is followed
         pos, _, said = min(floors, key=lambda f: f[1])

@@ -61,15 +61,18 @@ _BORDER = re.compile(r"[│┃║╎┆┊]")
 _ENDS = ("", ".", "!", "?", ":", ";")
 
 
-def _joined(text: str, chars: list[str], goes_on) -> str:
+def _joined(text: str, chars: list[str], goes_on, marker=None) -> str:
     """``chars`` (``text``'s characters, or a same-length rewrite of them) with the break after each
-    line that ``goes_on(line, following)`` says continues into the next as a space."""
+    line that ``goes_on(line, following)`` says continues into the next as a space, and the span
+    ``marker(following)`` names in that next line (its comment marker) blanked too."""
     pos = 0
     lines = text.split("\n")
     for line, following in zip(lines, lines[1:]):
         pos += len(line)  # the position of this line's break
         if goes_on(line, following):
             chars[pos] = " "
+            lo, hi = marker(following) if marker else (0, 0)
+            chars[pos + 1 + lo:pos + 1 + hi] = " " * (hi - lo)
         pos += 1
     return "".join(chars)
 
@@ -83,19 +86,10 @@ def _comments_joined(text: str) -> str:
         return bool(a and b and a.group(1) == b.group(1) and line.rstrip()[-1:] not in _ENDS
                     and following[b.end():].lstrip()[:1] in tuple("abcdefghijklmnopqrstuvwxyz(`'\""))
 
-    if "\n" not in text:
-        return text
-    chars = list(text)
-    pos = 0
-    lines = text.split("\n")
-    for line, following in zip(lines, lines[1:]):
-        pos += len(line)
-        if goes_on(line, following):  # the break and the next line's comment marker become spaces
-            chars[pos] = " "
-            m = _COMMENT_LINE.match(following)
-            chars[pos + 1 + m.start(1):pos + 1 + m.end(1)] = " " * (m.end(1) - m.start(1))
-        pos += 1
-    return "".join(chars)
+    def marker(following: str) -> tuple[int, int]:  # the next line's comment marker becomes spaces too
+        return _COMMENT_LINE.match(following).span(1)
+
+    return _joined(text, list(text), goes_on, marker) if "\n" in text else text
 
 
 def _panel_text(text: str) -> str:

@@ -10,22 +10,15 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 from typing import Any, Iterator
 
-from skill_tools.config.cli_tables import DATA
+from skill_tools.config.cli_tables import section_keys
 from skill_tools.rules.context import Ctx
 
 #: Sections whose classes are open-ended (PEFT subclasses, a dtype string): not checked.
 _OPEN_SECTIONS = frozenset({"peft", "mixed_precision", "env_vars"})
 #: Formats whose keys are written by a person (flag formats map flags to keys themselves).
 _KEYED_FORMATS = frozenset({"yaml", "json", "python", "hydra", "dict", "object"})
-
-
-@functools.lru_cache(maxsize=1)
-def section_keys() -> dict[str, frozenset[str]]:
-    data = json.loads((DATA / "config_keys.json").read_text(encoding="utf-8"))
-    return {k: frozenset(v) for k, v in data["sections"].items()}
 
 
 def close_key(key: str) -> str | None:
