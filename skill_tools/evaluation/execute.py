@@ -12,7 +12,8 @@ aggregation, with :func:`skill_tools.harness.engines.megatron_lm.cli.run_one` as
 What runs is the graph *intent* (impl, modules, warmup, optimizer graph) in the engine's era; the
 answer's other keys are validated, not run. Each distinct config runs once; results are cached on
 disk by a hash of the config, workload, engine and megatron-core version, so a re-score costs
-nothing. Without a GPU every execution is recorded as skipped, with the reason, and the
+nothing. Within one scoring, each distinct run (a variant spec: the eager control or a graphed
+variant) goes to the GPU once: configs that differ only in keys the engine does not run share it. Without a GPU every execution is recorded as skipped, with the reason, and the
 ``executes`` checks drop out of the scores. ``plan_only`` records the exact flags instead.
 """
 
@@ -62,6 +63,7 @@ class Executor:
         self._gpu_check = gpu_check
         self._skip_reason: str | None = None
         self._memo: dict[str, dict[str, Any]] = {}
+        self._outcomes: dict[tuple[str, int], dict[str, Any]] = {}  # (spec digest, trial) -> run outcome
         self.ran = 0
         self.cached = 0
 
@@ -174,7 +176,8 @@ class Executor:
             run = self._engine.runner(self.era, megatron_lm=getattr(self.training, "path", None))
         out_dir = self.cache_dir / f"execute-{self.engine}-{spec.digest()}"
         specs = [eager, spec] if spec.graphed else [spec]
-        doc = run_variants(specs, trials=1, out_dir=out_dir, timeout_s=self.timeout_s, progress=False, run=run,
+        doc = run_variants(specs, trials=1, out_dir=out_dir, timeout_s=self.timeout_s, progress=False,
+                           run=self._once(run),
                            workload=self._engine.workload_record(specs[0], 1))
         v = doc["variants"][-1]
         graphed = spec.graphed
@@ -187,6 +190,16 @@ class Executor:
                 "details": {"graphs_count": v.get("graphs_count"), "step_ms": v.get("step_ms"),
                             "loss_tolerance": LOSS_TOLERANCE, "spec": spec.to_dict(), "env": doc.get("env"),
                             "workload": doc.get("workload"), **self._inputs(spec)}}
+
+    def _once(self, run: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        """``run`` that answers a spec it has run before (same digest: same flags, same era) with
+        that outcome, so many answers' configs cost one GPU run per distinct variant."""
+        def once(spec, trial, out_dir, timeout_s):
+            key = (spec.digest(), trial)
+            if key not in self._outcomes:
+                self._outcomes[key] = run(spec, trial, out_dir, timeout_s)
+            return self._outcomes[key]
+        return once
 
     def _proxy(self, cfg: CanonicalConfig, workload: str):
         fn = self._runner

@@ -203,3 +203,16 @@ def _cfg(text):
     from skill_tools.evaluation.extract import extract_config
 
     return extract_config(text).config, "dense"
+
+
+def test_configs_that_differ_only_in_keys_not_run_share_each_gpu_run(taskset, tmp_path):
+    """Two answers whose configs hash apart but run the same variants: the eager control and the
+    graphed variant each go to the GPU once; both answers get the run's result."""
+    run = FakeRun()
+    other = MOE_OK + " Keep `log_interval=5` for the comparison."
+    report, ex = _score(taskset, tmp_path, [("moe-dropless-bringup", MOE_OK), ("moe-dropless-bringup", other)], run)
+    first, second = (a["execution"] for a in report["answers"])
+    assert first["config_hash"] != second["config_hash"]
+    assert [s.name for s in run.specs] == ["eager", "te:moe_router+moe_preprocess"]
+    assert ex.ran == 2 and first["speedup"] == second["speedup"] == pytest.approx(2.5)
+    assert all(_executes(a)["score"] == 1.0 for a in report["answers"])
