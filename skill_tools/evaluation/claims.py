@@ -49,6 +49,10 @@ _ADVISE = re.compile(r"(?<![a-z])(?:use|using|switch(?:ing)? to|mov(?:e|es|ing) 
                      r"put)\s+(?:the\s+)?[`'\"]*(?:cuda graph (?:impl|modules|scope)\s*[=:]?\s*\[?[`'\"]*)?$")
 #: A condition right before the subject ("if the padding flag is off, …"): a supposition.
 _IF = re.compile(r"(?<![a-z])(?:if|unless|whether|suppose|assuming)\s+(?:the\s+|your\s+|you\s+(?:[a-z']+\s+){1,3})?[`'\"*]*$")
+#: "eager" between a subject and an object: the subject runs without graphs ("TE: eager decode").
+_EAGER = re.compile(r"(?<![a-z])eager(?:ly)?(?![a-z])")
+_GRAPHED = re.compile(r"graph|transformer_engine|full_iteration|\bTE\b", re.I)
+_EAGER_BEFORE = re.compile(r"(?<![a-z])eager(?:ly)?\s+(?:[a-z]+\s+){0,4}$")
 _MAX_SUBJECTS = 400  # mentions of the subject examined: an answer that repeats it more says it earlier
 _BEFORE = 20  # and before it ("\\emph{not} \\texttt{mamba}")
 
@@ -179,6 +183,7 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
     objects = [(p, o) for p, o in _words(ctx, list(spec["object"]))  # "drop" inside the rival "drop and pad" is not one
                if not any(rp <= p and p + len(o) <= rp + len(r) and len(r) > len(o) for rp, r in rivals)]
     o_at, r_at = [p for p, _ in objects], [p for p, _ in rivals]
+    graphed = any(_GRAPHED.search(o) for o in spec["object"])  # a claim that something runs graphed
     joined = normalise(unwrapped(ctx.text))
     for pos, subj in _with_pronouns(joined, _words(ctx, list(spec["subject"]))[:_MAX_SUBJECTS]):
         lo, hi = _clause(joined, pos)
@@ -191,6 +196,8 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
         if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*(?:[×·/]|\*(?!\*)|\*\*\s*\d)", norm[end:end + 4]):
             continue  # "busbw = algbw * 2(n-1)/n": a term of a formula (not "**algbw**", bold), not a subject
+        if graphed and _EAGER_BEFORE.search(norm[max(lo, pos - 40):pos]):
+            continue  # "| `transformer_engine` | eager decode |": the subject run without graphs
         if _IF.search(norm, max(lo, pos - 40), pos):
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         if _sentence_names(joined, pos, spec.get("unless_in_sentence")):
@@ -208,11 +215,11 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             if is_object and obj.lower() in _VERBS and _OWN_OBJECT.match(norm, p + len(obj)) and \
                     not any(w in norm[p + len(obj):p + len(obj) + 30] for w in spec["subject"]):
                 continue  # "FLOPs on padding and drop overflow tokens": the verb has an object of its own
-            if is_object and not _negation(ctx, end, p):
-                return pos, subj, obj
+            if is_object and not _negation(ctx, end, p) and not (graphed and _EAGER.search(norm, end, p)):
+                return pos, subj, obj  # "decode: eager, with `transformer_engine`" does not graph decode
             break
         advised = None if negated else _advised_before(ctx, objects, o_at, rivals, r_at, lo, pos) or \
-            _bound_before(ctx, objects, o_at, rivals, r_at, lo, pos)  # a negation after the subject: not bound before it
+            _bound_before(ctx, objects, o_at, rivals, r_at, lo, pos, graphed)  # a negation after the subject: not bound before it
         if advised is not None:
             return pos, subj, advised
     return None
@@ -228,15 +235,16 @@ _FOR_SUBJECT = re.compile(r"^[^,;]{0,50}(?<![a-z])(?:for|during|in|at|with|za|vo
 
 
 def _bound_before(ctx: AnswerContext, objects: list[tuple[int, str]], o_at: list[int],
-                  rivals: list[tuple[int, str]], r_at: list[int], lo: int, pos: int) -> str | None:
+                  rivals: list[tuple[int, str]], r_at: list[int], lo: int, pos: int, graphed: bool = False) -> str | None:
     """An object stated of the subject that follows it in its clause ("`transformer_engine`
-    graphs: also fine for decode"), with no rival between them and no negation of the object."""
+    graphs: also fine for decode"), with no rival between them, no negation of the object and, for
+    a claim that something runs graphed, no "eager" between them."""
     before = _within(objects, o_at, lo, pos)
     if not before:
         return None
     p, obj = before[-1]
     if not _FOR_SUBJECT.match(ctx.norm[p + len(obj):pos]) or _within(rivals, r_at, p + len(obj), pos) \
-            or _negated(ctx, p, obj, lo, pos):
+            or _negated(ctx, p, obj, lo, pos) or (graphed and _EAGER.search(ctx.norm, p + len(obj), pos)):
         return None
     return obj
 

@@ -9,7 +9,7 @@ import re
 
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
-                        r"defaults to|already (?:has|sets|uses)|"
+                        r"defaults to|already (?:has|sets|uses)|only (?:exemption|exception) (?:is|being)|"
                         # another frontend's spelling of the same setting: "The Megatron-LM equivalent is `--x`"
                         r"(?:megatron-lm|bridge|nemo|cli|command-line|yaml|hydra|python)(?:'s)?\s+(?:equivalent|spelling|counterpart)"
                         r"(?:\s+(?:flag|key|override))?\s+(?:is|would be|reads)\s*:?|"
@@ -27,6 +27,13 @@ _MODULE_NEEDS = re.compile(r"[`'\"](?:attn|mlp|moe|moe_router|moe_preprocess|mam
 
 #: "because with X the only accepted …": X names the case a reason is about, it is not advice.
 _CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
+#: "`moe_preprocess` is refused if you set `x=True`": the case a failure happens in, not advice
+#: ("fails if you don't set `x`" asks for x, and is left alone).
+_FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supported|permitted))|fails?|raises?|asserts?|"
+                       r"errors?\s+out|crash(?:es)?|breaks?|hangs?|deadlocks?|(?:will|would)\s+(?:fail|break|hang|assert))\b"
+                       r"[^.;:!?]{0,80}?\b(?:if|when|whenever|once|as\s+soon\s+as)\s+(?:you\s+)?(?:also\s+)?"
+                       r"(?:(?:set|sets|use|uses|enable|enables|turn\s+on|pass|add|have|keep)\b)?"
+                       r"(?![^.;:!?]*\b(?:not|don'?t|never)\b)[^.;:!?,]{0,120}$", re.I)
 #: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.
 _CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^()\n*_`]{1,40}(?:\*\*|__)?\s*$")
 #: "`moe` is refused unless the MoE is drop-and-pad: `x` set and `y=True`": the list after the colon

@@ -326,7 +326,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
     cased = False
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
-        before = text[max(0, m.start() - 80):m.start()]
+        before = (lead[-80:] + " " if lead and m.start() < 80 else "") + text[max(0, m.start() - 80):m.start()]
         if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
             cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means
             yield Block("hydra", _DROPPAD_KEYS, ln, "prose", DESCRIBED, why=IF_CASE)

@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _MODULE_NEEDS,
+from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _FAILS_IF, _MODULE_NEEDS,
                                              _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS,
                                              defines_subject)
 
@@ -233,7 +233,7 @@ class LinePolarity:
             return Polarity(RECOMMENDED, era, "the new side of a replacement")
         if _SEARCHED.search(text[max(s_lo, start - 160):start]):
             return Polarity(DESCRIBED, era, "names what to search for")
-        if _CAUSE.search(head) or (_WITH_FAILS[0].search(text[s_lo:start]) and _WITH_FAILS[1].search(text[end:s_hi])):
+        if _CAUSE.search(head) or _FAILS_IF.search(text[s_lo:start]) or (_WITH_FAILS[0].search(text[s_lo:start]) and _WITH_FAILS[1].search(text[end:s_hi])):
             return Polarity(DESCRIBED, era, "names the case a reason or a failure is about")
         if _UNLESS_LIST.search(text[s_lo:start]):
             return Polarity(DESCRIBED, era, "spells out the condition an 'unless' names")

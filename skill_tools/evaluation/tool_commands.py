@@ -40,7 +40,7 @@ _BARE = re.compile(r"^(?:\s{2,}|\t)(?:skill-tools|python3?\s+-m\s+skill_tools)\s
 _QUOTED = re.compile(r"(?:^|[\s(\[=,])[fFrRbB]?([\"'])((?:skill-tools|python3?\s+-m\s+skill_tools)\s[^\"'\n]*)\1")
 _FIELD = re.compile(r"\{[^{}]*\}")
 #: Where a command line ends: a pipe, a redirect, a list operator, a comment.
-_END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\||;)(?:\s|$)|\s#|;\s*$")
+_END = re.compile(r"\s(?:\||>|2>|&>|&&|\|\|)(?:\s|$)|;(?:\s|$)|\s#")  # "x.yaml; echo …": the shell ends it at ';'
 #: A run of spaces before another column ("[ 90%] skill-tools validate x.sh      0 errors": a log's
 #: aligned result, not more arguments).
 _COLUMN = re.compile(r"\S {3,}\S")
@@ -126,7 +126,7 @@ def _argv(text: str) -> list[str] | None:
     rest = _PLACEHOLDER.sub("PLACEHOLDER", m.group(1))
     rest = _OPTIONAL.sub(" ", _SPLIT_VAR.sub("", rest))
     end = _END.search(" " + rest)
-    rest = rest[:end.start()] if end else rest
+    rest = rest[:max(0, end.start() - 1)] if end else rest  # searched with a space in front
     column = _COLUMN.search(rest)
     rest = rest[:column.start() + 1] if column else rest
     try:

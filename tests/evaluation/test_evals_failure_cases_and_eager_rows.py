@@ -1,0 +1,93 @@
+"""Readings of settings and claims that name a case, not a recommendation: the setting a failure
+happens with ("is refused if you set `x=True`"), a rule's only exemption, an option's case stated on
+the line before it, a table row that runs the subject eagerly, and a shell line ended by ';'. The
+answers are written for these tests, in styles of their own."""
+
+from __future__ import annotations
+
+from skill_tools.cli import refusal
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.tool_commands import check_tool_commands, invocations
+
+from one_answer import checks_of, score_one
+
+F = "```"
+
+
+def _roles(text: str, key: str) -> list[str]:
+    return [b.role for b in extract_config(text).blocks if b.cfg is not None and b.cfg.has(key)]
+
+
+def test_a_setting_a_failure_happens_with_is_described_not_asked_for():
+    text = ("With the alltoall dispatcher `moe_preprocess` is refused if you set "
+            "`moe_router_padding_for_fp8=True` (host syncs in preprocess).")
+    assert _roles(text, "model.moe_router_padding_for_fp8") == ["described"]
+    text = "Capture breaks when `moe_pad_expert_input_to_capacity=False` on this dispatcher."
+    assert _roles(text, "model.moe_pad_expert_input_to_capacity") == ["described"]
+
+
+def test_a_failure_that_follows_from_leaving_a_setting_out_still_asks_for_it():
+    text = "The provider asserts if you don't set `use_te_rng_tracker=True`, so set it."
+    assert _roles(text, "model.use_te_rng_tracker") != ["described"]
+    # a comma ends the case: what follows it is the advice
+    text = "Capture fails when the NaN check runs inside the graph, so set `check_for_nan_in_loss_and_grad=False`."
+    assert "described" not in _roles(text, "model.check_for_nan_in_loss_and_grad") + \
+        _roles(text, "rerun_state_machine.check_for_nan_in_loss")
+
+
+def test_a_rules_only_exemption_is_described():
+    text = 'On 0.18+ the only exemption is `cuda_graph_impl="full_iteration"`; local and TE still raise.'
+    assert _roles(text, "model.cuda_graph_impl") == ["described"]
+
+
+CASE_ON_THE_LINE_BEFORE = f"""Fixed block:
+
+{F}yaml
+model:
+  cuda_graph_impl: transformer_engine
+  cuda_graph_scope: null
+  cuda_graph_modules: [moe_router, moe_preprocess]
+  use_te_rng_tracker: true
+rng:
+  te_rng_tracker: true
+{F}
+
+If your MoE is in fact drop-and-pad (capacity factor set and `moe_pad_expert_input_to_capacity: true`),
+`cuda_graph_modules: [moe]` alone is the other legal option.
+"""
+
+
+def test_an_options_case_stated_on_the_line_before_is_its_premise():
+    row = score_one("run-helper-validate", CASE_ON_THE_LINE_BEFORE)
+    (options,) = [c for c in checks_of(row, "options")] or [None]
+    assert options is None or options["score"] == 1.0, options
+    ex = extract_config(CASE_ON_THE_LINE_BEFORE, era="current")
+    (alt,) = ex.alternatives
+    assert alt.get("model.cuda_graph_modules") == ["moe"] and alt.get("model.moe_expert_capacity_factor") == 1.0
+
+
+EAGER_ROWS = """Decode graphs come from MCore's local graph manager.
+
+| `cuda_graph_impl` | allowed `inference_cuda_graph_scope` | what you get at decode |
+|---|---|---|
+| `"local"` | `"layer"` or `"block"` | one graph per layer (or per block) per batch bucket |
+| `"transformer_engine"` | `"none"` only | eager decode |
+| `"full_iteration"` | `"none"` only | eager decode (a training-iteration graph) |
+
+Set `cuda_graph_impl="local"`, `inference_cuda_graph_scope="block"` and `num_cuda_graphs=16`.
+"""
+
+
+def test_a_row_that_runs_the_subject_eagerly_claims_no_graphs_for_it():
+    row = score_one("inference-decode-graphs", EAGER_ROWS)
+    assert all(c["score"] != 0.0 for c in checks_of(row, "claim_absent")), row["fatal"]
+    graphed = EAGER_ROWS.replace("| eager decode |", "| graphs decode |")
+    row = score_one("inference-decode-graphs", graphed)
+    assert any(c["score"] == 0.0 for c in checks_of(row, "claim_absent")), row["fatal"]
+
+
+def test_a_shell_line_ends_at_a_semicolon_with_or_without_a_space():
+    for sep in ("; ", " ; "):
+        text = f"{F}console\n$ skill-tools validate --mcore-version 0.19.2 fixed.yaml{sep}echo \"exit=$?\"\n{F}\n"
+        assert [argv for argv, _ in invocations(text)] == [["validate", "--mcore-version", "0.19.2", "fixed.yaml"]]
+        assert check_tool_commands(text, refusal).passed
