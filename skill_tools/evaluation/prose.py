@@ -47,9 +47,22 @@ def cells(line: str) -> list[str]:
     return [c.strip() for c in s.split("|")]
 
 
-def _header_key(cell: str) -> str | None:
-    """A column header that is a config key (``cfg.model.cuda_graph_modules``): its cells are values.
-    Only dotted keys and CUDA-graph keys count; a header such as ``note`` or ``step`` does not."""
+#: A column header that is a graph option of a command line: Megatron-LM's ``--cuda-graph-modules``
+#: or ``skill-tools apply``'s ``--scope`` / ``--impl`` / ``--warmup``.
+_FLAG_HEADER = re.compile(r"^`?--(cuda-graph-[a-z-]+|scope|impl|warmup)`?$")
+_APPLY_KEYS = {"impl": "cuda_graph_impl", "warmup": "cuda_graph_warmup_steps"}
+
+
+def _header_key(cell: str, section_era: str | None = None) -> str | None:
+    """A column header that is a config key (``cfg.model.cuda_graph_modules``) or a graph option
+    (``--cuda-graph-modules``, apply's ``--scope``: the era's module key): its cells are values.
+    Only dotted keys, CUDA-graph keys and graph options count; ``note`` or ``step`` does not."""
+    flag = _FLAG_HEADER.match(cell.strip())
+    if flag:
+        name = flag.group(1)
+        if name == "scope":
+            return "cuda_graph_scope" if section_era == "legacy" else "cuda_graph_modules"
+        return _APPLY_KEYS.get(name) or name.replace("-", "_")
     m = _KEY_CELL.match(cell.strip())
     if not m:
         return None
@@ -93,7 +106,7 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     intro = next((ln for ln in reversed(lines[max(0, start - 2):start]) if ln.strip()), "")
     if cols and intro.rstrip().endswith(":") and REJECTING_INTRO.search(intro.replace("*", "").replace("_", " ")):
         cols[0] = Polarity(REJECTED, cols[0].era, "the table's introduction rejects its rows")  # "What does not work:"
-    keyed = {j: _header_key(h) for j, h in enumerate(header) if j and _header_key(h)}
+    keyed = {j: _header_key(h, section_era) for j, h in enumerate(header) if j and _header_key(h, section_era)}
     out: list[TableCell] = []
     i = start + 2
     first_row = True

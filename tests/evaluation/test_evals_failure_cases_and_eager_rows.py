@@ -91,3 +91,27 @@ def test_a_shell_line_ends_at_a_semicolon_with_or_without_a_space():
         text = f"{F}console\n$ skill-tools validate --mcore-version 0.19.2 fixed.yaml{sep}echo \"exit=$?\"\n{F}\n"
         assert [argv for argv, _ in invocations(text)] == [["validate", "--mcore-version", "0.19.2", "fixed.yaml"]]
         assert check_tool_commands(text, refusal).passed
+
+
+VARIANT_TABLE = f"""Recommendation: TE graphs of the router and the preprocessing.
+
+{F}bash
+skill-tools apply cfg.yaml --impl transformer_engine --scope moe_router,moe_preprocess --out cfg.graphs.yaml
+{F}
+
+Variants to A/B later:
+
+| Variant | `{{flag}}` | When |
+|---|---|---|
+| wider | `attn,moe_router,moe_preprocess` | the next step |
+| lighter | `{{lighter}}` | if graph memory is tight |
+"""
+
+
+def test_a_column_headed_by_a_graph_option_offers_each_row_as_a_value():
+    for flag in ("--scope", "--cuda-graph-modules"):
+        bad = VARIANT_TABLE.format(flag=flag, lighter="moe_preprocess")  # moe_preprocess needs moe_router
+        row = score_one("run-helper-recommend", bad)
+        assert not row["passed"] and any("moe_preprocess" in f for f in row["fatal"]), (flag, row["fatal"])
+        good = VARIANT_TABLE.format(flag=flag, lighter="moe_router")
+        assert score_one("run-helper-recommend", good)["passed"], flag
