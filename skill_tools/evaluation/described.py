@@ -10,6 +10,10 @@ import re
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
                         r"defaults to|already (?:has|sets|uses)|only (?:exemption|exception) (?:is|being)|"
+                        # advice reported from others: "older guides telling you to add `x`"
+                        r"\b(?:guides?|docs|posts?|tutorials?|blogs?|threads?|answers|people|folks|forums?)\s+(?:\w+\s+){0,2}?"
+                        r"(?:tell(?:s|ing)?\s+you\s+to|say(?:s|ing)?\s+to|suggest(?:s|ing)?|recommend(?:s|ing)?|"
+                        r"advis(?:e|es|ing)\s+(?:you\s+)?to)\s+(?:add(?:ing)?|set(?:ting)?|us(?:e|ing)|pass(?:ing)?|enabl(?:e|ing))?|"
                         # another frontend's spelling of the same setting: "The Megatron-LM equivalent is `--x`"
                         r"(?:megatron-lm|bridge|nemo|cli|command-line|yaml|hydra|python)(?:'s)?\s+(?:equivalent|spelling|counterpart)"
                         r"(?:\s+(?:flag|key|override))?\s+(?:is|would be|reads)\s*:?|"

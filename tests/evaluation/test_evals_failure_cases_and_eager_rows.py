@@ -115,3 +115,11 @@ def test_a_column_headed_by_a_graph_option_offers_each_row_as_a_value():
         assert not row["passed"] and any("moe_preprocess" in f for f in row["fatal"]), (flag, row["fatal"])
         good = VARIANT_TABLE.format(flag=flag, lighter="moe_router")
         assert score_one("run-helper-recommend", good)["passed"], flag
+
+
+def test_advice_reported_from_others_is_described_not_given():
+    text = ("You'll see older guides telling you to add `--no-check-for-nan-in-loss-and-grad`. It isn't "
+            "needed here.")
+    assert _roles(text, "rerun_state_machine.check_for_nan_in_loss") == ["described"]
+    assert _roles("Add `--no-check-for-nan-in-loss-and-grad` to the launch.",
+                  "rerun_state_machine.check_for_nan_in_loss") == ["suggested"]
