@@ -155,7 +155,7 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
 
 #: A pronoun that opens the next clause and stands for the subject just named ("Graphs can make a run
 #: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200.").
-_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these)(?:['’](?:s|re))?\s+(?!is\s+(?:why|how|what|because)|means)")
+_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these|those)(?:['’](?:s|re))?\s+(?!is\s+(?:why|how|what|because)|means)")
 _PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
 
 

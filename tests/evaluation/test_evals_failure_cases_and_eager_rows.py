@@ -123,3 +123,12 @@ def test_advice_reported_from_others_is_described_not_given():
     assert _roles(text, "rerun_state_machine.check_for_nan_in_loss") == ["described"]
     assert _roles("Add `--no-check-for-nan-in-loss-and-grad` to the launch.",
                   "rerun_state_machine.check_for_nan_in_loss") == ["suggested"]
+
+
+def test_those_takes_up_the_subjects_of_the_sentence_before():
+    from one_answer import assert_claimed
+
+    answer = ("Graphed and same-shape eager decode should agree token for token. You may see differences "
+              "at the very first generated token, or between two repeated runs of the same graphed "
+              "configuration. Those are rounding and can be ignored.")
+    assert_claimed("inference-parity-padded-shapes", answer)
