@@ -77,8 +77,8 @@ def _negation(ctx: AnswerContext, lo: int, hi: int) -> re.Match | None:
 def _negated(ctx: AnswerContext, p: int, obj: str, lo: int, hi: int) -> bool:
     """Whether the clause negates or the answer rejects the object mention at ``p``."""
     after = _negation(ctx, p + len(obj), min(hi, p + len(obj) + _AFTER))
-    if after and re.fullmatch(r"[\s`'\"*]*[,—–][\s]*", ctx.norm[p + len(obj):after.start()]):
-        after = None  # "bounded by the PP depth, not by GBS": a contrast that affirms the object
+    if after and re.fullmatch(r"[^,;:.!?]{0,40}?[\s`'\"*]*[,—–][\s]*", ctx.norm[p + len(obj):after.start()]):
+        after = None  # "bounded by the PP depth, not by GBS", "half the NIC bandwidth, not the line rate": a contrast
     before = _negation(ctx, max(lo, p - _BEFORE), p)
     return bool(after or before) or ctx.polarity(p, len(obj)).role == REJECTED
 

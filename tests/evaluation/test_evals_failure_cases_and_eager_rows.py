@@ -132,3 +132,11 @@ def test_those_takes_up_the_subjects_of_the_sentence_before():
               "at the very first generated token, or between two repeated runs of the same graphed "
               "configuration. Those are rounding and can be ignored.")
     assert_claimed("inference-parity-padded-shapes", answer)
+
+
+def test_a_contrast_after_a_longer_noun_phrase_still_affirms_the_object():
+    from one_answer import assert_claimed
+
+    answer = ("So the ceiling you should expect for a 2-node all-reduce busbw is about half of the aggregate "
+              "NIC bandwidth per node, not the full line rate.")
+    assert_claimed("neg-nccl-bandwidth", answer)
