@@ -11,7 +11,8 @@ the cell opens with a short phrase ("higher", "lowest", "faster, …"), also "<s
 its row in the answer for the evidence. The attribute joins only a short phrase: joined to a long
 cell ("| Extra memory | ≈ one block's params |") its own words would read as the claim. A first cell that is a bare value
 (``True``, ``False``, a number, a quoted string) is named by the setting the header cell or the
-two lines before the table name (``reshard_after_forward``), as a reader would.
+two lines before the table name (``reshard_after_forward``), as a reader would; a table whose rows
+are booleans (``=True=`` / ``=False=`` in org-mode) is named by the last setting of the section above it.
 
 Tables introduced as what does not work ("What does not work:") are left out: their rows are
 rejected, not stated.
@@ -30,10 +31,17 @@ _SETTING = re.compile(r"(?<![\w.-])((?:[A-Za-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+
 #: Where a cell's leading phrase ends: "higher — the gathered …", "faster, no second all-gather".
 _PHRASE_END = re.compile(r"\s+[—–-]\s+|[,;:(]|\s+\(")
 _MAX_PHRASE_WORDS = 2  # "higher", "much lower": a qualifier of the attribute, not a quantity
+_SECTION_LINES = 12  # lines before a table in which the setting a table of bare values is about may be named
 _MAX_LINES = 400  # tables longer than this are data dumps, not claims
 
 
+_BOOLEAN = re.compile(r"^(?:true|false|on|off|yes|no)$", re.I)
+#: org-mode's verbatim and code markers: ``=True=``, ``~reshard_after_forward~``.
+_ORG_VERBATIM = re.compile(r"(?<![\w=~])[=~]([^=~\s](?:[^=~]*[^=~\s])?)[=~](?![\w=~])")
+
+
 def _clean(cell: str) -> str:
+    cell = _ORG_VERBATIM.sub(r"\1", cell)
     return " ".join(cell.replace("`", "").replace("**", "").replace("__", "").split()).strip()
 
 
@@ -84,6 +92,9 @@ def statements(text: str) -> list[tuple[str, int, str]]:
         rejected = bool(intro_lines) and intro_lines[-1].rstrip().endswith(":") and \
             bool(REJECTING_INTRO.search(intro_lines[-1].replace("*", "").replace("_", " ")))
         setting = _named_setting(cells(lines[i])[0] if cells(lines[i]) else "", intro)
+        if setting is None and all(_BOOLEAN.match(_clean(cells(ln)[0]) if cells(ln) else "")
+                                   for ln in lines[i + 2:i + 4] if "|" in ln):  # | =True= | … | under a heading
+            setting = _named_setting("", " ".join(lines[max(0, i - _SECTION_LINES):i]))
         j = i + 2
         while j < len(lines) and "|" in lines[j] and lines[j].strip() and j - i < _MAX_LINES:
             row = cells(lines[j])

@@ -93,3 +93,20 @@ illegal memory access (TE#3316): drop mamba or use MXFP8 there.
 
 def test_a_comparison_table_keeps_each_column_to_its_subject():
     assert_passes("gdn-mamba-scope", COMPARISON)
+
+
+ORG_ROWS_INVERTED = """* Recommendation
+  Use =reshard_after_forward=False= on the transformer blocks, then wrap the root.
+
+* What the flag trades
+  | setting | after a block's forward                              | memory | comm                         |
+  |---------+------------------------------------------------------+--------+------------------------------|
+  | =True=  | keeps the gathered params around for backward         | higher | one all-gather per block     |
+  | =False= | drops the gathered params right away, back to shards | lower  | all-gather again in backward |
+"""
+
+
+def test_an_org_table_of_booleans_is_named_by_the_setting_of_its_section():
+    said = [s for s, _, _ in statements(ORG_ROWS_INVERTED)]
+    assert "reshard_after_forward=True: higher memory." in said
+    assert_claimed("neg-fsdp-sharding", ORG_ROWS_INVERTED)
