@@ -38,9 +38,10 @@ def comment_sentences(body: str) -> Iterator[tuple[int, str]]:
 _RESULT_LABEL = re.compile(r"\b(?:result(?:ing|s)?|final|effective|end state|becomes|keys|overrides|settings|"
                            r"config(?:uration)?)\b[^:]{0,60}:\s*$|"
                            r"(?:^|[.!;]\s+)(?:use|set|add|enable|turn on)\b[^:.]{0,60}:\s*$|"  # "Use FSDP's graph mode:"
-                           r"\byou (?:can|could|may)\s+(?:instead\s+|also\s+)?use\b[^:.]{0,40}:\s*$", re.I)
+                           r"\byou (?:can|could|may)\s+(?:instead\s+|also\s+)?use\b[^:.]{0,40}:\s*$|"
+                           r"\b(?:variant|alternative|option|fallback)\b[^:]{0,80}:\s*$", re.I)  # "# Megatron-FSDP variant (…):"
 #: A label that offers the config as another way ("in Bridge you can instead use:", "Alternative:").
-_OFFERED = re.compile(r"\b(?:instead|alternative(?:ly)?|also)\b", re.I)
+_OFFERED = re.compile(r"\b(?:instead|alternative(?:ly)?|also|variant|option|fallback)\b", re.I)
 _NOT_RESULT = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|old|before|removed?|instead of|not|equivalent|"
                          r"default|currently|today)\b", re.I)
 #: A rule line between a label and its config ("# ------").
@@ -65,10 +66,16 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
             n += 1
             continue
         found, k = [], n + 1
-        while k < len(lines) and not found and (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k])):
+        prose = 0  # "# same class of bug, …": a line or two of the label's own explanation
+        while k < len(lines) and (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]) or
+                                  (prose < 2 and _explains(lines[k]) and _explains(lines[k], config=True, below=lines[k + 1:k + 3]))):
+            prose += not (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]))
             k += 1  # "# ----" or an empty comment line between the label and the config
         while k < len(lines):
             item = re.match(r"^\s*#+ ?( *)(.*?)\s*$", lines[k])
+            if item and found and item.group(2).startswith("#"):
+                k += 1  # "#   # Keep this True. …": a comment inside the commented config
+                continue
             text = re.sub(r"\s+#.*$", "", item.group(2)) if item else ""
             text = re.sub(r"(?<=[\w\]])[).,;]+$", "", text)  # "(… or as overrides: a=1 b=2)." ends the sentence
             nested = item and _SECTION.match(text) or (item and found and item.group(1) and _NESTED.match(text))
@@ -79,3 +86,18 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
         if found and any(_CONFIG_LINE.match(f.strip()) for f in found):
             yield n + 1, textwrap.dedent("\n".join(found)), bool(_OFFERED.search(m.group(1)))
         n = max(k, n + 1)
+
+
+def _explains(line: str, config: bool = False, below: list[str] | None = None) -> bool:
+    """A comment line of prose (not a config line); with ``config``, one that a commented config
+    follows within the next lines ``below``."""
+    m = re.match(r"^\s*#+\s*(.*?)\s*$", line)
+    if not m or not m.group(1) or _CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1)):
+        return False
+    if not config:
+        return True
+    for nxt in below or []:
+        t = re.match(r"^\s*#+\s*(.*?)\s*$", nxt)
+        if t and (_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))):
+            return True
+    return False

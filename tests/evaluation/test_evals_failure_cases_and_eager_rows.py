@@ -140,3 +140,32 @@ def test_a_contrast_after_a_longer_noun_phrase_still_affirms_the_object():
     answer = ("So the ceiling you should expect for a 2-node all-reduce busbw is about half of the aggregate "
               "NIC bandwidth per node, not the full line rate.")
     assert_claimed("neg-nccl-bandwidth", answer)
+
+
+COMMENTED_VARIANT = """# overrides.yaml: full-iteration graph with the distributed optimizer
+model:
+  cuda_graph_impl: full_iteration
+ddp:
+  overlap_param_gather: true        # fine: launched and awaited inside the forward
+
+# ---------------------------------------------------------------------------
+# Megatron-FSDP variant (the wait_bucket_ready capture failure):
+# same class of bug, the FSDP parameter prefetch is not graph-safe by default.
+#
+# ddp:
+#   use_megatron_fsdp: true
+#   megatron_fsdp_cuda_graph_mode: true
+#   # Keep this one as it is: it launches the first bucket's all-gather early.
+#   fsdp_all_gather_in_start_param_sync: {value}
+# ---------------------------------------------------------------------------
+"""
+
+
+def test_a_commented_variant_under_a_label_and_its_explanation_is_an_option():
+    from skill_tools.evaluation.comments import commented_configs
+
+    ((line, text, offered),) = commented_configs(COMMENTED_VARIANT.format(value="true"))
+    assert offered and "use_megatron_fsdp: true" in text and "fsdp_all_gather_in_start_param_sync: true" in text
+    assert "Keep this" not in text
+    ex = extract_config(COMMENTED_VARIANT.format(value="true"), era="current")
+    assert any(a.get("ddp.fsdp_all_gather_in_start_param_sync") is True for a in ex.alternatives)
