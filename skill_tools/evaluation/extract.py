@@ -22,6 +22,7 @@ from typing import Any
 
 from skill_tools.config.model import CanonicalConfig, Location
 from skill_tools.evaluation.doc_fences import untemplated_python
+from skill_tools.evaluation.experiment_arms import mark_arms
 from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the scorer's vocabulary)
     COUNTEREXAMPLE, MAX_ANSWER_CHARS, MAX_BLOCK_CHARS, MAX_BLOCKS, MAX_NESTING, MAX_YAML_ALIASES, REJECTED, SUGGESTED,
     WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
@@ -233,6 +234,7 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
     code = [b for b in blocks if b.kind == "python" and b.role not in (REJECTED, COUNTEREXAMPLE)]
     for what in internal_patches([b.text for b in code]):
         findings.append(Finding("patch", f"patches library internals: {what}", code[0].line, _snippet(code[0].text)))
+    mark_arms(text, blocks)  # "A: impl none", "B: scope [attn]": each run of a plan is an option
     aliases = dict(_ALIAS.findall(text))  # "m = cfg.model": a line read alone still writes model.*
     for block in blocks:
         _settle(block, aliases)
