@@ -28,6 +28,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
 )
 from skill_tools.evaluation.file_names import is_named_part
+from skill_tools.evaluation.notebook_cells import markdown_cells
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
 from skill_tools.evaluation.patches import internal_patches
@@ -214,7 +215,7 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         findings.append(Finding("limit", f"answer is {len(text)} characters; only the first "
                                          f"{MAX_ANSWER_CHARS} are read", evidence=f"{len(text)} chars"))
         text = text[:MAX_ANSWER_CHARS]
-    blocks = list(_locate(text))
+    blocks = list(_locate(markdown_cells(text)))  # a notebook export's Markdown cells, uncommented
     if len(blocks) > MAX_BLOCKS:
         findings.append(Finding("limit", f"{len(blocks)} config fragments; only the first {MAX_BLOCKS} are read"))
         blocks = blocks[:MAX_BLOCKS]

@@ -324,8 +324,8 @@ _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0
 #: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
 _IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
-_OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?)\b"
-                          r"[^.;]*?),\s*(?:then\s+)?(?:use|set|switch to|graph|add|put)\b|"
+_OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?|stack|container|cluster)\b"
+                          r"[^.;]*?),\s*(?:then\s+|just\s+)?(?:use|set|switch to|graph|add|put)\b|"
                           # "If you'd rather stay dropless, use …": the option for a preference (the "if" may sit on the line before)
                           r"^\W*(?:if\s+|should\s+)?you(?:'d| would)?\s+(?:rather|prefer)\b()[^.;]*?,\s*(?:then\s+)?(?:use|set|switch to|add|put)\b", re.I)
 #: Words after a setting that offer it beside the recommendation: "`[moe]` is the alternative".

@@ -1,0 +1,41 @@
+"""Markdown cells of a notebook exported as a Python file, read as the Markdown they are.
+
+Agents answer in notebook exports too: Databricks writes every Markdown line as ``# MAGIC …`` and
+separates cells with ``# COMMAND ----------``; Jupytext's percent format opens a Markdown cell with
+``# %% [markdown]`` and comments out its lines. Read as Python, the fences and the advice in those
+cells are comments; :func:`markdown_cells` removes the comment prefix of each such line (keeping
+every line where it is, so line numbers still point into the answer) and leaves code cells alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MAGIC = re.compile(r"^# MAGIC ?")
+_PERCENT_CELL = re.compile(r"^# %%")
+_PERCENT_MARKDOWN = re.compile(r"^# %% \[markdown\]")
+_COMMENTED = re.compile(r"^# ?")
+_MIN_LINES = 3  # a notebook has a few cells; one "# MAGIC" in prose is no export
+
+
+def markdown_cells(text: str) -> str:
+    """``text`` with the comment prefix of its notebook Markdown lines removed (unchanged when it is
+    no notebook export)."""
+    lines = text.split("\n")
+    magic = sum(1 for ln in lines if _MAGIC.match(ln))
+    percent = any(_PERCENT_MARKDOWN.match(ln) for ln in lines)
+    if magic < _MIN_LINES and not percent:
+        return text
+    out: list[str] = []
+    in_markdown = False
+    for ln in lines:
+        if _MAGIC.match(ln):
+            body = _MAGIC.sub("", ln)
+            out.append("" if body.strip() in ("%md", "%md-sandbox") else re.sub(r"^%md\s", "", body))
+            continue
+        if _PERCENT_CELL.match(ln):
+            in_markdown = bool(_PERCENT_MARKDOWN.match(ln))
+            out.append("")
+            continue
+        out.append(_COMMENTED.sub("", ln) if in_markdown and ln.startswith("#") else ln)
+    return "\n".join(out)
