@@ -28,9 +28,9 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
     WORDS, _DANGER_TEXT, _HYDRA_TOKEN, Block, Finding, _env_pairs, _guess_kind, _shell_blocks, _snippet, screen,
 )
 from skill_tools.evaluation.file_names import is_named_part
-from skill_tools.evaluation.notebook_cells import markdown_cells
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
+from skill_tools.evaluation.notebook_cells import markdown_cells
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.prose_flags import prose_flags
 from skill_tools.evaluation.variants import variant_blocks

@@ -2,9 +2,11 @@
 
 Agents answer in notebook exports too: Databricks writes every Markdown line as ``# MAGIC …`` and
 separates cells with ``# COMMAND ----------``; Jupytext's percent format opens a Markdown cell with
-``# %% [markdown]`` and comments out its lines. Read as Python, the fences and the advice in those
-cells are comments; :func:`markdown_cells` removes the comment prefix of each such line (keeping
-every line where it is, so line numbers still point into the answer) and leaves code cells alone.
+``# %% [markdown]`` and comments out its lines; an IPython session prefixes each line with ``In [3]:``
+or ``   ...:``. Read as Python, the fences and the advice in those cells are comments behind a
+prompt; :func:`markdown_cells` removes the comment prefix of each Markdown line and the prompts of a
+session (keeping every line where it is, so line numbers still point into the answer) and leaves
+code cells alone.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ _MAGIC = re.compile(r"^# MAGIC ?")
 _PERCENT_CELL = re.compile(r"^# %%")
 _PERCENT_MARKDOWN = re.compile(r"^# %% \[markdown\]")
 _COMMENTED = re.compile(r"^# ?")
+_IPYTHON = re.compile(r"^(?:In \[\d*\]|Out\[\d*\]|\s+\.\.\.):\s?")
 _MIN_LINES = 3  # a notebook has a few cells; one "# MAGIC" in prose is no export
 
 
@@ -22,10 +25,12 @@ def markdown_cells(text: str) -> str:
     """``text`` with the comment prefix of its notebook Markdown lines removed (unchanged when it is
     no notebook export)."""
     lines = text.split("\n")
+    if sum(1 for ln in lines if _IPYTHON.match(ln)) >= _MIN_LINES:
+        lines = [_IPYTHON.sub("", ln) for ln in lines]  # an IPython session: the code and comments it shows
     magic = sum(1 for ln in lines if _MAGIC.match(ln))
     percent = any(_PERCENT_MARKDOWN.match(ln) for ln in lines)
     if magic < _MIN_LINES and not percent:
-        return text
+        return "\n".join(lines)
     out: list[str] = []
     in_markdown = False
     for ln in lines:

@@ -53,3 +53,22 @@ def test_percent_format_markdown_cells_are_uncommented_and_code_cells_kept():
 def test_a_plain_answer_is_left_alone():
     text = "Set `cuda_graph_impl=transformer_engine`.\n# MAGIC is a word here\n"
     assert markdown_cells(text) == text
+
+
+IPYTHON = """In [1]: cfg = llama31_8b_pretrain_config()
+
+In [2]: cfg.model.cuda_graph_impl = "transformer_engine"
+   ...: cfg.model.cuda_graph_modules = ["attn"]
+   ...: cfg.model.use_te_rng_tracker = cfg.rng.te_rng_tracker = True
+
+In [3]: # Run train_iters=10 for both and compare the mean "elapsed time per iteration"
+   ...: # over all 10 iterations. That is the honest end-to-end number.
+"""
+
+
+def test_an_ipython_sessions_prompts_are_not_part_of_what_it_says():
+    from one_answer import checks_of, score_one
+
+    assert "\n# over all 10 iterations." in markdown_cells(IPYTHON)
+    row = score_one("dense-te-scoped-bringup", IPYTHON)
+    assert any(c["score"] == 0.0 for c in checks_of(row, "timing_window")), row["fatal"]
