@@ -39,7 +39,9 @@ _RESULT_LABEL = re.compile(r"\b(?:result(?:ing|s)?|final|effective|end state|bec
                            r"config(?:uration)?)\b[^:]{0,60}:\s*$|"
                            r"(?:^|[.!;]\s+)(?:use|set|add|enable|turn on)\b[^:.]{0,60}:\s*$|"  # "Use FSDP's graph mode:"
                            r"\byou (?:can|could|may)\s+(?:instead\s+|also\s+)?use\b[^:.]{0,40}:\s*$|"
-                           r"\b(?:variant|alternative|option|fallback)\b[^:]{0,80}:\s*$", re.I)  # "# Megatron-FSDP variant (…):"
+                           r"\b(?:variant|alternative|option|fallback)\b[^:]{0,80}:\s*$|"  # "# Megatron-FSDP variant (…):"
+                           r"\b(?:fixed|corrected|updated|patched|working)\s+(?:block|config|yaml|section|snippet|version)\b"
+                           r"[^:]{0,80}:\s*$", re.I)  # "# Fixed block (paste into configs/train.yaml), dropless MoE:"
 #: A label that offers the config as another way ("in Bridge you can instead use:", "Alternative:").
 _OFFERED = re.compile(r"\b(?:instead|alternative(?:ly)?|also|variant|option|fallback)\b", re.I)
 _NOT_RESULT = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|old|before|removed?|instead of|not|equivalent|"

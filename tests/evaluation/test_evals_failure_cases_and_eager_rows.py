@@ -169,3 +169,27 @@ def test_a_commented_variant_under_a_label_and_its_explanation_is_an_option():
     assert "Keep this" not in text
     ex = extract_config(COMMENTED_VARIANT.format(value="true"), era="current")
     assert any(a.get("ddp.fsdp_all_gather_in_start_param_sync") is True for a in ex.alternatives)
+
+
+HOOK = """#!/usr/bin/env bash
+# .git/hooks/pre-push: refuse to push a config whose CUDA-graph keys would fail at launch.
+#
+# Fixed block (paste into configs/train.yaml), dropless MoE:
+#
+#   model:
+#     cuda_graph_impl: transformer_engine
+#     cuda_graph_modules: [moe_router, moe_preprocess]   # 0.19 key
+#     {scope_line}
+#                                                        # (kept for older readers)
+#     use_te_rng_tracker: true
+#   rng:
+#     te_rng_tracker: true
+set -euo pipefail
+"""
+
+
+def test_a_commented_fixed_block_is_the_config_the_answer_gives():
+    bad = score_one("run-helper-validate", HOOK.format(scope_line="cuda_graph_scope: [moe_router, moe_preprocess]"))
+    assert any("scope-and-modules-both" in f for f in bad["fatal"]), bad["fatal"]
+    good = extract_config(HOOK.format(scope_line="cuda_graph_scope: null"), era="current").config
+    assert good.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"] and good.get("rng.te_rng_tracker") is True
