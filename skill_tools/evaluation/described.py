@@ -10,6 +10,9 @@ import re
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
                         r"defaults to|already (?:has|sets|uses)|only (?:exemption|exception) (?:is|being)|"
+                        # the user's own setup restated: "Your config, `x=True`, `y=4`, … stops at validation"
+                        r"\byour\s+(?:current\s+|existing\s+|own\s+)?(?:config(?:uration)?|setup|settings|yaml|launch)\s*[,:(—–]\s*"
+                        r"(?:`[^`]*`\s*,?\s*)*|"
                         # advice reported from others: "older guides telling you to add `x`"
                         r"\b(?:guides?|docs|posts?|tutorials?|blogs?|threads?|answers|people|folks|forums?)\s+(?:\w+\s+){0,2}?"
                         r"(?:tell(?:s|ing)?\s+you\s+to|say(?:s|ing)?\s+to|suggest(?:s|ing)?|recommend(?:s|ing)?|"

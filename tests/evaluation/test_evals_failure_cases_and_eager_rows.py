@@ -193,3 +193,10 @@ def test_a_commented_fixed_block_is_the_config_the_answer_gives():
     assert any("scope-and-modules-both" in f for f in bad["fatal"]), bad["fatal"]
     good = extract_config(HOOK.format(scope_line="cuda_graph_scope: null"), era="current").config
     assert good.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"] and good.get("rng.te_rng_tracker") is True
+
+
+def test_the_users_own_config_restated_in_apposition_is_described():
+    text = ('Your config, `cpu_offloading=True`, `cpu_offloading_num_layers=4`, `cuda_graph_impl="transformer_engine"`, '
+            "stops at config validation on every version.")
+    assert set(_roles(text, "model.cpu_offloading")) == {"described"}
+    assert set(_roles(text, "model.cuda_graph_impl")) == {"described"}
