@@ -269,9 +269,9 @@ def misplaced(keys, text: str = "") -> list[tuple[str, str]]:
             continue
         if section == "model" and not written_under_model(field_name, text):
             continue
-        home = next((s for s in sorted(sections) if s != section and field_name in sections[s]), None)
-        if home is not None:
-            out.append((key, f"{home}.{field_name}"))
+        homes = [f"{s}.{field_name}" for s in sorted(sections) if s != section and field_name in sections[s]]
+        if homes:  # every section that has the field: "model.seed" belongs in dataset.seed or rng.seed
+            out.append((key, " or ".join(homes)))
     return out
 
 

@@ -221,3 +221,8 @@ def test_a_notebook_is_read_as_its_cells():
     assert ex.config.get("model.cuda_graph_impl") == "local"
     assert ex.config.get("model.cuda_graph_scope") == ["full_iteration"]
     assert not [f for f in ex.findings if f.kind == "security"]  # __version__ is data, not an escape
+
+
+def test_a_misplaced_key_names_every_section_that_has_the_field():
+    assert misplaced({"model.seed"}, "COMMON='model.seed=1234 train.train_iters=150'") == [
+        ("model.seed", "dataset.seed or rng.seed")]
