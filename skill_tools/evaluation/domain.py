@@ -38,6 +38,7 @@ from typing import Any, Iterator
 
 from skill_tools.config.pysource import parse
 from skill_tools.evaluation.answer_context import AnswerContext, CheckResult
+from skill_tools.evaluation.stream_context import callee as _callee, under_stream
 from skill_tools.evaluation.programs import diff_programs, literal_programs
 from skill_tools.evaluation.decorated import autotune_bindings
 from skill_tools.evaluation.fragments import SUGGESTED, WORDS
@@ -138,30 +139,8 @@ def python_settings(tree: ast.AST, source: str) -> dict[str, Any]:
                 dotted = _dotted(t)
                 if dotted:
                     _put(out, f"py:={dotted}", node.value, source)
-    out.update({f"py:{name}()@stream": True for name in _under_stream(tree)})
+    out.update({f"py:{name}()@stream": True for name in under_stream(tree)})
     return out
-
-
-def _stream_withs(tree: ast.AST, managers: set[str]) -> Iterator[ast.With | ast.AsyncWith]:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-                isinstance(i.context_expr, ast.Call) and _callee(i.context_expr.func) in managers for i in node.items):
-            yield node
-
-
-def _under_stream(tree: ast.AST) -> Iterator[str]:
-    """The callees called inside ``with torch.cuda.stream(...)``, or inside a context manager the
-    program defines around one (``with on_capture_stream():``): which stream a model or its DDP
-    wrapper is built on decides which stream its autograd nodes keep."""
-    managers = {"stream"}
-    managers |= {f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and any(True for _ in _stream_withs(f, {"stream"}))}
-    called = {_callee(n.func) for w in _stream_withs(tree, managers) for stmt in w.body for n in ast.walk(stmt)
-              if isinstance(n, ast.Call) and _callee(n.func)}
-    yield from called
-    for f in ast.walk(tree):  # a function of the program called there runs there too ("model = build()")
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in called:
-            yield from (_callee(n.func) for n in ast.walk(f) if isinstance(n, ast.Call) and _callee(n.func))
 
 
 def _one_line_functions(tree: ast.AST) -> dict[str, ast.AST]:
@@ -177,17 +156,6 @@ def _one_line_functions(tree: ast.AST) -> dict[str, ast.AST]:
 
 def _called(node: ast.AST) -> str | None:
     return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
-
-
-def _callee(func: ast.AST) -> str | None:
-    if isinstance(func, ast.Subscript):  # kernel[grid](...)
-        inner = _callee(func.value)
-        return f"{inner}[]" if inner else None
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return None
 
 
 def _dotted(node: ast.AST) -> str | None:

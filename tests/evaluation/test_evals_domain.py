@@ -182,6 +182,14 @@ CASES += [
      "    with torch.cuda.stream(get_shared_capture_stream()):\n        yield\n\n"
      "def build():\n    return DistributedDataParallel(cfg, ddp_cfg, build_model())\n\n"
      "with on_capture_stream():\n    model = build()\n    for _ in range(n):\n        step(model)\n```\n"),
+    # the stream context held in a variable first, then entered ("ctx = torch.cuda.stream(s)", "with ctx:")
+    ("capture-fails-stale-stream", "stale-stream-ddp-outside-stream",
+     STALE_OK.replace("    model = build_model()\n", "    pass\n") +
+     "```python\nctx = torch.cuda.stream(get_shared_capture_stream())\n"
+     "model = DistributedDataParallel(cfg, ddp_cfg, build_model())\nwith ctx:\n    for _ in range(n):\n        step(model)\n```\n",
+     STALE_OK.replace("    model = build_model()\n", "    pass\n") +
+     "```python\nctx = torch.cuda.stream(get_shared_capture_stream())\n"
+     "with ctx:\n    model = DistributedDataParallel(cfg, ddp_cfg, build_model())\n    for _ in range(n):\n        step(model)\n```\n"),
     # TE graphs allow inference scope none only (cuda_graph_config.py l.17-22 @core_v0.19.0)
     ("rl-colocated-eager-decode", "colocated-policy-te-graphs",
      RL_OK.replace("policy:\n", "policy:\n  megatron_cfg:\n    cuda_graph_impl: transformer_engine\n"),
