@@ -93,7 +93,8 @@ _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) 
                   r"(?:a/b|compare|comparing|benchmark|measure|diff)\b[^.;:]{0,80}?\b(?:against|versus))\b|"
                   r"\((?:2|3|4|b|c|ii|iii)\)\s|\bor\s+\((?:\d|[a-d])\)|\b(?:alternative|(?:variant|setup|config|version)\s+instead)\s*[:—–-]", re.I)
 #: The eager side of a comparison, its settings in parentheses: "eager (`cuda_graph_impl="none"`)", "an eager A/B (…)".
-_CONTROL = re.compile(r"\beager(?:\s+(?:run|control|arm|leg|reference|a/b|comparison|variant|side|baseline))?\s*\(\s*[`'\"]?$", re.I)
+_CONTROL = re.compile(r"\beager(?:\s+(?:run|control|arm|leg|reference|a/b|comparison|variant|side|baseline))?\s*\(\s*[`'\"]?$|"
+                      r"\bcompar(?:e|ing)\b[^.;:]{0,80}?\b(?:with|against)\s+(?:the\s+|an?\s+)?[`'\"]?$", re.I)  # "compare X with `y`"
 #: A conditional fallback earlier in the sentence: "if the tracker gives you any trouble (...) you can set … back to False".
 _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:any )?(?:trouble|problems|issues)|"
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
@@ -293,8 +294,6 @@ class LinePolarity:
 
 
 _SPACES = re.compile(r"\s+")
-
-
 #: Other settings and joiners between a setting and an arrow: "`a=1` + `b=2` → …".
 _JOINED = re.compile(r"`[^`]*`|[+,&]|\b(?:and|plus|with)\b", re.I)
 _EMPHASIS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)__|__(?!\w)")

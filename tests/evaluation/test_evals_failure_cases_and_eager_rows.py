@@ -200,3 +200,8 @@ def test_the_users_own_config_restated_in_apposition_is_described():
             "stops at config validation on every version.")
     assert set(_roles(text, "model.cpu_offloading")) == {"described"}
     assert set(_roles(text, "model.cuda_graph_impl")) == {"described"}
+
+
+def test_the_side_a_run_is_compared_with_is_described():
+    text = "After upgrading, compare decode step time with `mcore_generation_config.cuda_graph_impl: none`."
+    assert _roles(text, "mcore_generation_config.cuda_graph_impl") == ["described"]
