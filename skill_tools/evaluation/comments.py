@@ -69,10 +69,13 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
             continue
         found, k = [], n + 1
         prose = 0  # "# same class of bug, …": a line or two of the label's own explanation
-        while k < len(lines) and (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]) or
-                                  (prose < 2 and _explains(lines[k]) and _explains(lines[k], config=True, below=lines[k + 1:k + 3]))):
-            prose += not (_RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]))
-            k += 1  # "# ----" or an empty comment line between the label and the config
+        while k < len(lines):  # "# ----", an empty comment line or that explanation, before the config
+            if _RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]):
+                k += 1
+            elif prose < 2 and _explains(lines[k], lines[k + 1:k + 3]):
+                prose, k = prose + 1, k + 1
+            else:
+                break
         while k < len(lines):
             item = re.match(r"^\s*#+ ?( *)(.*?)\s*$", lines[k])
             if item and found and item.group(2).startswith("#"):
@@ -90,16 +93,10 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
         n = max(k, n + 1)
 
 
-def _explains(line: str, config: bool = False, below: list[str] | None = None) -> bool:
-    """A comment line of prose (not a config line); with ``config``, one that a commented config
-    follows within the next lines ``below``."""
+def _explains(line: str, below: list[str]) -> bool:
+    """A comment line of prose (not a config line) that a commented config follows within ``below``."""
     m = re.match(r"^\s*#+\s*(.*?)\s*$", line)
     if not m or not m.group(1) or _CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1)):
         return False
-    if not config:
-        return True
-    for nxt in below or []:
-        t = re.match(r"^\s*#+\s*(.*?)\s*$", nxt)
-        if t and (_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))):
-            return True
-    return False
+    return any((t := re.match(r"^\s*#+\s*(.*?)\s*$", nxt)) is not None and
+               bool(_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))) for nxt in below)

@@ -13,8 +13,9 @@ What runs is the graph *intent* (impl, modules, warmup, optimizer graph) in the 
 answer's other keys are validated, not run. Each distinct config runs once; results are cached on
 disk by a hash of the config, workload, engine and megatron-core version, so a re-score costs
 nothing. Within one scoring, each distinct run (a variant spec: the eager control or a graphed
-variant) goes to the GPU once: configs that differ only in keys the engine does not run share it. Without a GPU every execution is recorded as skipped, with the reason, and the
-``executes`` checks drop out of the scores. ``plan_only`` records the exact flags instead.
+variant) goes to the GPU once: configs that differ only in keys the engine does not run share it.
+Without a GPU every execution is recorded as skipped, with the reason, and the ``executes`` checks
+drop out of the scores. ``plan_only`` records the exact flags instead.
 """
 
 from __future__ import annotations
