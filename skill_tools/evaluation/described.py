@@ -41,6 +41,8 @@ _FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supporte
                        r"[^.;:!?]{0,80}?\b(?:if|when|whenever|once|as\s+soon\s+as)\s+(?:you\s+)?(?:also\s+)?"
                        r"(?:(?:set|sets|use|uses|enable|enables|turn\s+on|pass|add|have|keep)\b)?"
                        r"(?![^.;:!?]*\b(?:not|don'?t|never)\b)[^.;:!?,]{0,120}$", re.I)
+#: "Either drop offloading …, or keep offloading with `x`": the second side of a choice, an option.
+_EITHER_OR = re.compile(r"\beither\b[^.;:!?]{0,240}?[,\s]\s*or\s+(?:[\w-]+\s+){0,6}(?:with\s+|to\s+|use\s+|set\s+)?[`'\"]?$", re.I)
 #: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.
 _CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^()\n*_`]{1,40}(?:\*\*|__)?\s*$")
 #: "`moe` is refused unless the MoE is drop-and-pad: `x` set and `y=True`": the list after the colon

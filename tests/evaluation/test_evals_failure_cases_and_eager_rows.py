@@ -205,3 +205,9 @@ def test_the_users_own_config_restated_in_apposition_is_described():
 def test_the_side_a_run_is_compared_with_is_described():
     text = "After upgrading, compare decode step time with `mcore_generation_config.cuda_graph_impl: none`."
     assert _roles(text, "mcore_generation_config.cuda_graph_impl") == ["described"]
+
+
+def test_the_second_side_of_an_either_or_is_an_option():
+    text = ("Either drop activation offloading and keep the TE attn graphs, or keep offloading with "
+            '`cuda_graph_impl="none"`.')
+    assert _roles(text, "model.cuda_graph_impl") == ["alternative"]
