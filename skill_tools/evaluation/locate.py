@@ -323,9 +323,12 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
     text = quoted_messages_blanked(text)
     pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "",
                        trail=quoted_messages_blanked(trail) if trail else "")
-    cased = False
+    cased, prev = False, None  # prev: (end, polarity) of the span before, for "`a=1`, `b=2`" lists
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
+        if prev and not p.why and prev[1].why and re.fullmatch(r"[\s,;+&]*(?:and\s+|or\s+)?", text[prev[0]:m.start()]):
+            p = prev[1]  # a later item of a list of settings has the polarity of the first
+        prev = (m.end(), p)
         before = (lead[-80:] + " " if lead and m.start() < 80 else "") + text[max(0, m.start() - 80):m.start()]
         if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
             cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means

@@ -211,3 +211,10 @@ def test_the_second_side_of_an_either_or_is_an_option():
     text = ("Either drop activation offloading and keep the TE attn graphs, or keep offloading with "
             '`cuda_graph_impl="none"`.')
     assert _roles(text, "model.cuda_graph_impl") == ["alternative"]
+
+
+def test_a_later_item_of_a_list_of_settings_has_the_polarity_of_the_first():
+    text = ("If you later add `attn`, packed attention needs padded cu_seqlens (on recent Bridge: "
+            "`dataset.pad_to_max_length=True`, `offline_packing_specs.pad_cu_seqlens=True`).")
+    roles = {b.cfg and next(iter(b.cfg.values), None): b.role for b in extract_config(text).blocks if b.cfg is not None}
+    assert roles.get("dataset.pad_to_max_length") == roles.get("dataset.offline_packing_specs.pad_cu_seqlens") != "suggested"
