@@ -225,7 +225,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
         if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
-        if aside is not None and _CASE_LABEL.search(aside) and re.match(r"[^()\n]*\)\s*[:—–]", text[start:start + 200]):
+        if aside is not None and _CASE_LABEL.search(aside) and re.match(r"[^()\n]*\)\s*(?:[:—–]|->|→|=>)", text[start:start + 200]):
             return Polarity(DESCRIBED, era, "defines the case a list item is about")  # "- **drop-and-pad** (`x` set): …"
         head = _DOUBLE_NEG.sub(" ", _SPACES.sub(" ", before))  # blanked emphasis leaves runs of spaces
         lead = _COND_LEAD.match(head)  # "if graphs still don't capture, switch to X": the if-clause's

@@ -218,3 +218,9 @@ def test_a_later_item_of_a_list_of_settings_has_the_polarity_of_the_first():
             "`dataset.pad_to_max_length=True`, `offline_packing_specs.pad_cu_seqlens=True`).")
     roles = {b.cfg and next(iter(b.cfg.values), None): b.role for b in extract_config(text).blocks if b.cfg is not None}
     assert roles.get("dataset.pad_to_max_length") == roles.get("dataset.offline_packing_specs.pad_cu_seqlens") != "suggested"
+
+
+def test_a_list_items_case_label_before_an_arrow_defines_the_case():
+    text = ("- **Drop-and-pad** (`moe_expert_capacity_factor` set and `moe_pad_expert_input_to_capacity=True`) "
+            "→ `moe` alone.")
+    assert _roles(text, "model.moe_pad_expert_input_to_capacity") == ["described"]
