@@ -76,6 +76,9 @@ _FIRST_CAPTURE = re.compile(
     r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,2}(?:on|in|at|during)\s+(?:the\s+)?(?:very\s+)?first\s+(?:iteration|iter|step)"
     r"|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.])[^.;]{0,40}?(?:contains|holds|includes|is|does|=)\s+(?:\w+\s+){0,4}?captur\w*"
     r"|(?:the\s+)?first\s+(?:iteration|iter|step)\s*(?:=|is|holds|contains|includes|does)\s+(?:\w+\s+){0,3}?captur\w*)")
+#: A sentence that keeps a warm-up ("keep cuda_graph_warmup_steps at >= 1: capturing on the very first
+#: step records …") warns what capturing on the first step would do; it places no capture there.
+_WARMUP_KEPT = re.compile(r"warm\s?up(?:\s+steps)?[^.;]{0,30}?(?:>=|≥|at least|non ?zero|positive|above (?:0|zero))")
 #: Dropping one iteration as if it held all the warm-up ("drop the warm-up iteration", "skip only the first step").
 _DROP_FIRST = re.compile(r"(?<![a-z])(?:drop|skip|discard|exclude|ignore|throw away)\w*\s+(?:only\s+)?(?:the\s+)?"
                          r"(?:first|1st|warm ?up|initial)\s+(?:iteration|iter|step)(?![a-z])")
@@ -139,7 +142,8 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         if joined[ctx.norm.find("\n", m.start()) % len(joined)] != " " or _CODE_CHARS.search(m.group())]
     for m in [*_SENTENCE.finditer(joined), *lines]:
         sentence = m.group()
-        first = _FIRST_CAPTURE.search(sentence) if capture_at > 1 and not _NOT.search(sentence) else None
+        first = _FIRST_CAPTURE.search(sentence) if capture_at > 1 and not _NOT.search(sentence) \
+            and not _WARMUP_KEPT.search(sentence) else None
         drop = _DROP_FIRST.search(sentence) if capture_at > 1 and "captur" not in sentence else None
         if first or drop:  # "drop the warm-up iteration, time N steady-state iterations": warm-up and capture stay in
             return m.start(), (first or drop).group()

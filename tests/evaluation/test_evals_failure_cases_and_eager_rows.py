@@ -224,3 +224,15 @@ def test_a_list_items_case_label_before_an_arrow_defines_the_case():
     text = ("- **Drop-and-pad** (`moe_expert_capacity_factor` set and `moe_pad_expert_input_to_capacity=True`) "
             "→ `moe` alone.")
     assert _roles(text, "model.moe_pad_expert_input_to_capacity") == ["described"]
+
+
+def test_a_warning_to_keep_a_warm_up_places_no_capture_on_the_first_step():
+    from skill_tools.evaluation.answer_context import AnswerContext
+    from skill_tools.evaluation.timing_window import find_window
+
+    def window(text):
+        return find_window(AnswerContext(text, extract_config(text), None))
+
+    assert window("# Keep cuda_graph_warmup_steps at >= 1 (default 3): capturing on the very\n"
+                  "# first step records one-time initialisation into the graph.\n") is None
+    assert window("Graph capture happens on the first step, so drop it and average the rest.") is not None
