@@ -6,7 +6,7 @@ these tests in the table shapes seen in held-out sets, through the whole scorer.
 from __future__ import annotations
 
 import pytest
-from one_answer import assert_claimed, assert_passes
+from one_answer import assert_claimed, assert_passes, checks_of, score_one
 
 from skill_tools.evaluation.table_statements import statements
 
@@ -110,3 +110,18 @@ def test_an_org_table_of_booleans_is_named_by_the_setting_of_its_section():
     said = [s for s, _, _ in statements(ORG_ROWS_INVERTED)]
     assert "reshard_after_forward=True: higher memory." in said
     assert_claimed("neg-fsdp-sharding", ORG_ROWS_INVERTED)
+
+
+ORG_VERSION_TABLE = """* Where it is enforced
+  | megatron-core | ~transformer_engine~ impl              | ~local~ impl                          |
+  |---------------+----------------------------------------+---------------------------------------|
+  | 0.16 – 0.18   | asserted (TECudaGraphHelper), every GPU | asserted only before Blackwell        |
+  | 0.19          | asserted (TECudaGraphHelper), every GPU | check removed                         |
+
+  Export NCCL_GRAPH_REGISTER=0 with expandable segments on every version.
+"""
+
+
+def test_an_indented_org_table_row_is_read_with_its_header():
+    row = score_one("expandable-segments-te-assert", ORG_VERSION_TABLE)
+    assert all(c["score"] != 0.0 for c in checks_of(row, "claim_absent")), row["fatal"]
