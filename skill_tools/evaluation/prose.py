@@ -85,7 +85,8 @@ class TableCell:
 #: An introduction that lists what not to do: "What does *not* work on 0.16:", "Common mistakes:".
 REJECTING_INTRO = re.compile(r"\b(?:(?:does|do|will|would)(?:n't| not)|won't|cannot|can't) (?:work|run|load|apply)\b|"
                               r"\b(?:mistakes|pitfalls|anti-?patterns|gotchas|don'?ts|not to do|to avoid|avoid)\b|"
-                              r"\b(?:invalid|rejected|refused|wrong|broken|deprecated|obsolete)\b", re.I)
+                              r"\b(?:invalid|rejected|refused|wrong|broken|deprecated|obsolete|traps?)\b|"
+                              r"\bbut\s+(?:aren'?t|are\s+not|isn'?t|is\s+not|don'?t|do\s+not)\b", re.I)  # "look right but aren't"
 
 
 #: A cell that marks its row as what is wrong: a status or verdict column.

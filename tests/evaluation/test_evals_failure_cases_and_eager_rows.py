@@ -236,3 +236,9 @@ def test_a_warning_to_keep_a_warm_up_places_no_capture_on_the_first_step():
     assert window("# Keep cuda_graph_warmup_steps at >= 1 (default 3): capturing on the very\n"
                   "# first step records one-time initialisation into the graph.\n") is None
     assert window("Graph capture happens on the first step, so drop it and average the rest.") is not None
+
+
+def test_a_table_introduced_as_spellings_that_look_right_but_are_not_rejects_its_rows():
+    text = ("Spellings that look right on 0.17 but aren't:\n\n| You write | What 0.17 does |\n|---|---|\n"
+            '| `cuda_graph_impl="transformer_engine"` | not an inference path |\n')
+    assert _roles(text, "model.cuda_graph_impl") == ["counterexample"]
