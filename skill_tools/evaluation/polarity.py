@@ -80,8 +80,8 @@ _NEG_AFTER = re.compile(
     r"a workaround|a band-?aid|treats? the symptom)", re.I)
 #: A restriction stated of the setting: "whole-layer (`recompute_granularity="full"`) recompute is only
 #: allowed with full-iteration graphs" describes a rule, it does not ask for the setting.
-_ONLY_WITH = re.compile(r"^[\s`'\",)]*(?:[\w-]+\s+){0,3}?(?:is|are)\s+only\s+(?:allowed|supported|valid|accepted|"
-                        r"possible|permitted|legal)\b", re.I)
+_ONLY_WITH = re.compile(r"^[\s`'\",)]*(?:[\w-]+\s+){0,3}?(?:(?:is|are)\s+only\s+(?:allowed|supported|valid|accepted|"
+                        r"possible|permitted|legal)\b|(?:gets?|passes|slips?|makes? it)\s+(?:past|through)\b|is\s+exempt)", re.I)
 _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b|\bnot only\b|\bno matter\b", re.I)
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|"
                   r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"

@@ -242,3 +242,8 @@ def test_a_table_introduced_as_spellings_that_look_right_but_are_not_rejects_its
     text = ("Spellings that look right on 0.17 but aren't:\n\n| You write | What 0.17 does |\n|---|---|\n"
             '| `cuda_graph_impl="transformer_engine"` | not an inference path |\n')
     assert _roles(text, "model.cuda_graph_impl") == ["counterexample"]
+
+
+def test_the_value_that_gets_past_a_check_is_described():
+    text = 'On 0.18 / 0.19 only `cuda_graph_impl="full_iteration"` gets past this particular check.'
+    assert _roles(text, "model.cuda_graph_impl") == ["described"]
