@@ -100,3 +100,31 @@ def _explains(line: str, below: list[str]) -> bool:
         return False
     return any((t := re.match(r"^\s*#+\s*(.*?)\s*$", nxt)) is not None and
                bool(_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))) for nxt in below)
+
+
+#: "# 0.18+: cuda_graph_scope = None, cuda_graph_modules = ["attn"]": a comment line that gives one era's
+#: settings as assignments, after a label that names the era.
+_ERA_LINE = re.compile(r"^\s*#+\s*(?P<label>[^:#=]{2,40}):\s*(?P<rest>[A-Za-z_][\w.]*\s*=(?!=).*)$")
+_NEXT_ASSIGN = re.compile(r",\s*(?=[A-Za-z_][\w.]*\s*=(?!=))")
+
+
+def era_comment_settings(body: str) -> Iterator[tuple[int, str, str]]:
+    """(line offset, era, Python assignments) of each comment line of a code block that gives the
+    settings of one megatron-core era ("# 0.16-0.17: cuda_graph_scope = ["attn"]"). The era is
+    named by the label alone; the rest must parse as assignments (``ast``, never run)."""
+    import ast
+
+    from skill_tools.evaluation.polarity import era_of
+
+    for n, text in enumerate(body.split("\n")):
+        m = _ERA_LINE.match(text)
+        era = era_of(m.group("label")) if m else None
+        if era is None:
+            continue
+        code = "\n".join(part.strip() for part in _NEXT_ASSIGN.split(re.sub(r"\s+#.*$", "", m.group("rest"))))
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if tree.body and all(isinstance(stmt, ast.Assign) for stmt in tree.body):
+            yield n, era, code

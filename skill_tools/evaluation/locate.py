@@ -10,18 +10,15 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
-from skill_tools.evaluation.comments import comment_sentences, commented_configs
+from skill_tools.evaluation.comments import comment_sentences, commented_configs, era_comment_settings
 from skill_tools.evaluation.recast import CONTROL_RUN, DONT_LABEL, INSTEAD, ITEM_OR_MORE, control_run, described_quote, listed_as_dont
 from skill_tools.evaluation.options import Section
-from skill_tools.evaluation.envelopes import (argv_commands, chat_asker, chat_speaker, nested_override_dicts,
-                                             notebook_as_markdown, unwrap)
+from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, nested_override_dicts, notebook_as_markdown, unwrap
 from skill_tools.evaluation.file_names import diff_file, file_named
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
-from skill_tools.evaluation.variants import document_variants
-from skill_tools.evaluation.polarity import (ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, Polarity, heading_era,
-                                            intro_polarity)
+from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, Polarity, heading_era, intro_polarity
 from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
@@ -33,7 +30,7 @@ from skill_tools.evaluation.prose_patterns import (
     _PROSE_TO, _RENAMED, _SECTION_WORD, changed_to_new, last_sentence, quoted_messages_blanked)
 from skill_tools.evaluation.doc_fences import as_fences
 from skill_tools.evaluation.field_dicts import field_dict_blocks
-from skill_tools.evaluation.variants import shell_variant_dict
+from skill_tools.evaluation.variants import document_variants, shell_variant_dict
 from skill_tools.evaluation.spans import _inline_code, _kv, _message, placed_by_owner, table_pair_blocks
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+.-]*)[^\n]*$")
@@ -222,6 +219,10 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
                 yield block
     for n, text, offered in commented_configs(body):  # "# resulting keys:" over "#   ddp.x: false"
         yield from _spelled_out(text, line + n, ALTERNATIVE if offered else SUGGESTED)
+    for n, era, code in era_comment_settings(body):  # "# 0.18+: cuda_graph_modules = ["attn"]"
+        for block in _fenced_blocks(code, "python", line + n, SUGGESTED):
+            block.origin, block.era, block.why = "comment", era, "the settings a comment gives for one era"
+            yield block
 
 
 def _spelled_out(text: str, line: int, role: str = SUGGESTED) -> Iterator[Block]:

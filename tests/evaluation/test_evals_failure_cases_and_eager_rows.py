@@ -247,3 +247,24 @@ def test_a_table_introduced_as_spellings_that_look_right_but_are_not_rejects_its
 def test_the_value_that_gets_past_a_check_is_described():
     text = 'On 0.18 / 0.19 only `cuda_graph_impl="full_iteration"` gets past this particular check.'
     assert _roles(text, "model.cuda_graph_impl") == ["described"]
+
+
+ERA_COMMENTS = f"""{F}python
+cfg.model.cpu_offloading = False
+cfg.model.cuda_graph_impl = "transformer_engine"
+# 0.18+: cuda_graph_scope = None, cuda_graph_modules = {{modules}}
+# 0.16-0.17: cuda_graph_scope = ["attn"]
+cfg.model.use_te_rng_tracker = True
+cfg.rng.te_rng_tracker = True
+{F}
+"""
+
+
+def test_a_comment_that_gives_one_eras_settings_is_read_for_that_era():
+    current = extract_config(ERA_COMMENTS.format(modules='["attn"]'), era="current").config
+    assert current.get("model.cuda_graph_modules") == ["attn"] and current.get("model.cuda_graph_scope") is None
+    legacy = extract_config(ERA_COMMENTS.format(modules='["attn"]'), era="legacy").config
+    assert legacy.get("model.cuda_graph_scope") == ["attn"] and not legacy.has("model.cuda_graph_modules")
+    # a comment that only talks about a version gives no settings
+    prose = extract_config(f"{F}python\ncfg.model.cuda_graph_impl = 'local'\n# 0.18+: see the migration notes\n{F}\n")
+    assert [b for b in prose.blocks if b.origin == "comment"] == []
