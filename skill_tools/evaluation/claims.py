@@ -88,9 +88,11 @@ def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:
     ``full_iteration_inference``, or "inference" in ``--inference-cuda-graph-scope``, is not one."""
     text = ctx.text
     found = sorted(set(mention_spans(ctx, names)) | set(loose_mentions(ctx.norm, names)))
+    spelled = any("_" in name for name in names)  # names written as identifiers match identifiers
     return [(p, n) for p, n in found
             if not (p > 0 and (text[p - 1] in "_-" or text[p - 1].isalnum()))
-            and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))]
+            and not (p + len(n) < len(text) and (text[p + len(n)] in "_-" or text[p + len(n)].isalnum()))
+            and (spelled or "_" not in text[p:p + len(n)])]  # "same_shape_control" names a variable, not the control
 
 
 def _row_end(text: str, pos: int) -> int:

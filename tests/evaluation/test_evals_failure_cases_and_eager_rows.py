@@ -268,3 +268,14 @@ def test_a_comment_that_gives_one_eras_settings_is_read_for_that_era():
     # a comment that only talks about a version gives no settings
     prose = extract_config(f"{F}python\ncfg.model.cuda_graph_impl = 'local'\n# 0.18+: see the migration notes\n{F}\n")
     assert [b for b in prose.blocks if b.origin == "comment"] == []
+
+
+def test_a_variable_named_like_a_subject_is_no_mention_of_it():
+    from one_answer import checks_of
+
+    code = (f"{F}python\ndef compare(ref, graphed, same_shape_control):\n    bugs, benign = [], []\n"
+            "    return bugs, benign\n" + F + "\n")
+    text = ("The graphs replay the smallest bucket that fits while eager pads to round_up_tokens; compare "
+            "against a same-shape eager control, where any mismatch is a bug.\n\n" + code)
+    row = score_one("inference-parity-padded-shapes", text)
+    assert all(c["score"] != 0.0 for c in checks_of(row, "claim_absent")), row["fatal"]
