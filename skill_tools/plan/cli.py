@@ -10,7 +10,10 @@ from skill_tools.errors import EXIT_BAD_INPUT, EXIT_OK
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, precheck: bool = False) -> None:
-    group = parser.add_argument_group("plan (--config FILE: measure the user's own model)")
+    group = parser.add_argument_group(  # precheck --config plans only; bench --config runs the plan
+        "plan (--config FILE: the user's own model's layer shape fitted to the GPU; precheck prints the plan "
+        "and measures nothing: run `bench --config FILE` to measure)" if precheck else
+        "plan (--config FILE: measure the user's own model)")
     if precheck:
         group.add_argument("--config", help="a config (launch script, Bridge YAML/recipe, Hydra overrides) or a "
                                             "Bridge recipe name: plan its own layer shape (no GPU needed)")

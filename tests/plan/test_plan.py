@@ -249,3 +249,13 @@ def test_the_world_size_comes_from_the_launchers_own_words_and_variables():
     text = "GPUS_PER_NODE=8\nNNODES=2\ntorchrun --nproc_per_node $GPUS_PER_NODE --nnodes ${NNODES} pretrain_gpt.py\n"
     assert launcher_world(text, "run.sh") == (16, "torchrun --nproc-per-node 8 x --nnodes 2 (run.sh:3)")
     assert launcher_world("python pretrain_gpt.py --num-layers 2\n", "run.sh") is None
+
+
+def test_precheck_help_says_its_config_plan_measures_nothing(capsys):
+    with pytest.raises(SystemExit):
+        main(["precheck", "--help"])
+    precheck_help = capsys.readouterr().out
+    assert "measures nothing" in precheck_help and "bench --config FILE" in precheck_help
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "measure the user's own model" in capsys.readouterr().out
