@@ -127,6 +127,9 @@ def _blank_corner(text: str, row_start: int) -> bool:
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?](?=[*_)\]\"'`]*(?:\s|$))|\n\s*\n|\n\s*(?:[-*+|]|\d+[.)])\s")
 
 
+_ROW_START = re.compile(r"[ \t]*\|")
+
+
 def _sentence_names(norm: str, pos: int, words: list[str] | None) -> bool:
     """Whether the sentence or the line (a bullet, a table row) around ``pos`` names one of ``words``:
     the claim is about another subject ("- `local`: … 0.19 removed that check")."""
@@ -138,9 +141,9 @@ def _sentence_names(norm: str, pos: int, words: list[str] | None) -> bool:
     m = _SENTENCE_END.search(norm, pos)
     line_start, line_end = norm.rfind("\n", 0, pos) + 1, norm.find("\n", pos)
     sentence = norm[min(start, line_start):max(m.start() if m else len(norm), line_end if line_end >= 0 else len(norm))]
-    while norm[line_start:line_start + 40].lstrip(" \t")[:1] == "|" and line_start > 0:  # a table row (org-mode
-        line_start = norm.rfind("\n", 0, line_start - 1) + 1  # tables are indented): its header names the columns
-        if norm[line_start:line_start + 40].lstrip(" \t")[:1] == "|":
+    while _ROW_START.match(norm, line_start) and line_start > 0:  # a table row (org-mode tables are indented):
+        line_start = norm.rfind("\n", 0, line_start - 1) + 1  # its header names the columns
+        if _ROW_START.match(norm, line_start):
             sentence += " " + norm[line_start:norm.find("\n", line_start)]
     return any(re.search(r"(?<![a-z0-9])" + re.escape(normalise(w)) + r"(?![a-z0-9])", sentence) for w in words)
 

@@ -52,6 +52,8 @@ _RULE = re.compile(r"^\s*#+\s*[-=*_~]{3,}\s*$")
 _SECTION = re.compile(r"^[a-z][a-z0-9_]*:$")
 _NESTED = re.compile(r"^[a-z][a-z0-9_]*\s*:\s+\S")
 #: A commented config line: ``key.path: value``, ``key=value …``, ``--flag …``.
+#: A full-line comment and its text.
+_COMMENT_TEXT = re.compile(r"^\s*#+\s*(.*?)\s*$")
 _CONFIG_LINE = re.compile(r"^(?:(?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*(?::\s+|=)\S|--[a-z][\w-]+)")
 
 
@@ -95,10 +97,10 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
 
 def _explains(line: str, below: list[str]) -> bool:
     """A comment line of prose (not a config line) that a commented config follows within ``below``."""
-    m = re.match(r"^\s*#+\s*(.*?)\s*$", line)
+    m = _COMMENT_TEXT.match(line)
     if not m or not m.group(1) or _CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1)):
         return False
-    return any((t := re.match(r"^\s*#+\s*(.*?)\s*$", nxt)) is not None and
+    return any((t := _COMMENT_TEXT.match(nxt)) is not None and
                bool(_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))) for nxt in below)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from skill_tools.evaluation.fragments import WORDS
 from skill_tools.evaluation.polarity import ALTERNATIVE, RECOMMENDED
 
 #: A line that opens on a letter label, after indentation and the drawing of a tree or a list:
@@ -32,6 +33,6 @@ def mark_arms(text: str, blocks: list) -> None:
     if not arms:
         return
     for b in blocks:
-        if b.line in arms and b.role == RECOMMENDED and b.origin in ("inline", "prose", "words"):
+        if b.line in arms and b.role == RECOMMENDED and b.origin in ("inline", "prose", WORDS):
             b.role = ALTERNATIVE
             b.why = f"run {arms[b.line]} of an experiment plan"

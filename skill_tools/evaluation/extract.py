@@ -215,7 +215,8 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         findings.append(Finding("limit", f"answer is {len(text)} characters; only the first "
                                          f"{MAX_ANSWER_CHARS} are read", evidence=f"{len(text)} chars"))
         text = text[:MAX_ANSWER_CHARS]
-    blocks = list(_locate(markdown_cells(text)))  # a notebook export's Markdown cells, uncommented
+    text = markdown_cells(text)  # a notebook export's Markdown cells, uncommented, lines kept in place
+    blocks = list(_locate(text))
     if len(blocks) > MAX_BLOCKS:
         findings.append(Finding("limit", f"{len(blocks)} config fragments; only the first {MAX_BLOCKS} are read"))
         blocks = blocks[:MAX_BLOCKS]

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
+from skill_tools.config.era import DEFAULT_CURRENT, DEFAULT_LEGACY, era_for
+from skill_tools.config.flags import megatron_lm_flag
 from skill_tools.evaluation.polarity import ALTERNATIVE, REJECTED, Polarity, era_of, intro_polarity
 
 # --------------------------------------------------------------------------------------------
@@ -60,9 +62,9 @@ def _header_key(cell: str, section_era: str | None = None) -> str | None:
     flag = _FLAG_HEADER.match(cell.strip())
     if flag:
         name = flag.group(1)
-        if name == "scope":
-            return "cuda_graph_scope" if section_era == "legacy" else "cuda_graph_modules"
-        return _APPLY_KEYS.get(name) or name.replace("-", "_")
+        if name == "scope":  # apply's --scope writes the era's module key
+            return era_for(DEFAULT_LEGACY if section_era == "legacy" else DEFAULT_CURRENT).modules_key
+        return _APPLY_KEYS.get(name) or megatron_lm_flag(name).keys[0]
     m = _KEY_CELL.match(cell.strip())
     if not m:
         return None
