@@ -15,3 +15,11 @@ def parse(text: str, filename: str = "<text>") -> ast.Module:
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         return ast.parse(text, filename=filename)
+
+
+def bare_one_tuple(value: ast.AST) -> bool:
+    """``cuda_graph_impl="local",`` — keyword arguments copied out of a call, one per line: Python
+    reads the trailing comma as a one-element tuple, the writer meant the value. Only an unbracketed
+    tuple of one element counts (``("local",)`` stays a tuple)."""
+    return isinstance(value, ast.Tuple) and len(value.elts) == 1 and \
+        (value.lineno, value.col_offset) == (value.elts[0].lineno, value.elts[0].col_offset)

@@ -198,6 +198,8 @@ def _pairs(target: ast.AST, value: ast.AST) -> Iterable[tuple[ast.AST, ast.AST]]
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
         for t, v in zip(target.elts, value.elts):
             yield from _pairs(t, v)
+    elif isinstance(target, ast.Name) and pysource.bare_one_tuple(value):
+        yield target, value.elts[0]  # type: ignore[attr-defined]
     else:
         yield target, value
 

@@ -34,6 +34,10 @@ _MODULE_NEEDS = re.compile(r"[`'\"](?:attn|mlp|moe|moe_router|moe_preprocess|mam
 
 #: "because with X the only accepted …": X names the case a reason is about, it is not advice.
 _CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
+#: "If your model *is* drop-and-pad — `x` set and `y=True` — then …": a setting inside the condition of an
+#: if-clause that states what the user's setup already is, before its consequent: the case, not advice.
+_IF_STATE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when)\s+(?:your\s+[\w-]+|you(?:'re|\s+are)?(?:\s+already)?|the\s+(?:model|run|moe|recipe|config))"
+                       r"\s+[*_]*(?:is|are|has|have|was|already|runs?|uses?|trains?)\b[*_]*[^,;:?!()]*$", re.I)
 #: "`moe_preprocess` is refused if you set `x=True`": the case a failure happens in, not advice
 #: ("fails if you don't set `x`" asks for x, and is left alone).
 _FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supported|permitted))|fails?|raises?|asserts?|"

@@ -55,7 +55,7 @@ def bare_assignments(text: str) -> str | None:
                 and "_" in node.targets[0].id):
             return None
         try:
-            value = ast.literal_eval(node.value)
+            value = ast.literal_eval(node.value.elts[0] if pysource.bare_one_tuple(node.value) else node.value)
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
         lines.append(f"{node.targets[0].id}={render(value)}")

@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _MODULE_NEEDS,
+from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE, _MODULE_NEEDS,
                                              _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS,
                                              defines_subject)
 
@@ -223,7 +223,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and (_CONDITION.search(aside) or defines_subject(aside, text[start:s_hi])):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
-        if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]):
+        if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]) or _IF_STATE.match(text[s_lo:start]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
         if aside is not None and _CASE_LABEL.search(aside) and re.match(r"[^()\n]*\)\s*(?:[:—–]|->|→|=>)", text[start:start + 200]):
             return Polarity(DESCRIBED, era, "defines the case a list item is about")  # "- **drop-and-pad** (`x` set): …"

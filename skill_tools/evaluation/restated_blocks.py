@@ -8,9 +8,15 @@ beside its successor, a config the answer never recommends. A written block whos
 (two or more) is the question's own value, followed by a written block that changes one of them,
 is the restated "before": it is read as described, not suggested. A config printed line by line in
 a transcript (``$ cat cg.yaml`` and its output) is one such block.
+
+A line of a written block whose own comment says it is left as the user has it
+(``cfg.model.cuda_graph_impl = "full_iteration"   # unchanged``) restates that one setting: the
+answer keeps it, it does not newly instruct it (:func:`kept_keys`).
 """
 
 from __future__ import annotations
+
+import re
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import Extraction
@@ -53,3 +59,24 @@ def demote_restated(ex: Extraction, stated: CanonicalConfig) -> bool:
                 b.role, b.why = DESCRIBED, "the question's own config, written back before its fix"
             changed = True
     return changed
+
+
+#: A line's own comment that says its value is the user's, left as it is.
+_KEPT = re.compile(r"(?:#|//)\s*\(?(?:unchanged|already (?:set|on|off|there|in place)|as (?:before|is|you have it|today)|"
+                   r"(?:you )?already have (?:this|it)|no change|existing|same as (?:now|before|today))(?![\w-])", re.I)
+
+
+def kept_keys(ex: Extraction) -> frozenset[str]:
+    """Keys a suggested written block sets on a line commented as unchanged, with the value the
+    answer's config ends up with: the user's own setting written back, not an instruction."""
+    out: set[str] = set()
+    for b in ex.blocks:
+        if b.role != SUGGESTED or b.cfg is None or b.error is not None or b.origin not in WRITTEN_ORIGINS:
+            continue
+        lines = b.text.split("\n")
+        for key, loc in b.cfg.locations.items():
+            at = loc.line - b.line if loc.line else -1  # locations count the answer's lines
+            line = lines[at] if 0 <= at < len(lines) else ""
+            if _KEPT.search(line) and ex.config.has(key) and ex.config.get(key) == b.cfg.get(key):
+                out.add(key)
+    return frozenset(out)

@@ -27,7 +27,7 @@ from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import (AnswerContext, answer_errors, has_check, required_behavior, restated_keys,
                                           run_check)
 from skill_tools.evaluation.precedence import graphs_on
-from skill_tools.evaluation.restated_blocks import demote_restated
+from skill_tools.evaluation.restated_blocks import demote_restated, kept_keys
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
 from skill_tools.evaluation.answer_score import (  # noqa: F401  (re-exported: the report's vocabulary)
@@ -115,7 +115,7 @@ class Scorer:
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])
         question = str(task.data.get("question", ""))
-        restated = restated_keys(ex.config, self._stated(task, setup), question) if task.should_trigger else frozenset()
+        restated = restated_keys(ex.config, self._stated(task, setup), question) | kept_keys(ex) if task.should_trigger else frozenset()
         base = self._on_setup(ex.config, setup, outcome, removed)
         if outcome is not None and outcome.base is not None:
             ex.config = base  # checks read the config the user would run: the base with the answer's changes

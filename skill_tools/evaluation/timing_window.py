@@ -10,7 +10,8 @@ timing sentence that names a window starting at the first iterations:
 
 - a range of iterations or steps that starts at or before the capture step ("iterations 1–50",
   "steps 0..20");
-- "the first N iterations" or "the first iteration";
+- "the first N iterations" or "the first iteration" (not "the first 3 iterations are eager warm-up",
+  which says what they are);
 - the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step");
 - "all N iterations" of a run longer than warm-up and capture, "all logged iterations", "the whole run";
 - a sentence that places the capture on the first iteration ("Iteration 1 contains the CUDA graph
@@ -79,6 +80,9 @@ _FIRST_CAPTURE = re.compile(
 #: A sentence that keeps a warm-up ("keep cuda_graph_warmup_steps at >= 1: capturing on the very first
 #: step records …") warns what capturing on the first step would do; it places no capture there.
 _WARMUP_KEPT = re.compile(r"warm\s?up(?:\s+steps)?[^.;]{0,30}?(?:>=|≥|at least|non ?zero|positive|above (?:0|zero))")
+#: Right after a window, what says it *is* the warm-up or the capture ("the first 3 iterations are eager
+#: warm-up, capture happens at the start of the next one"): the sentence names the window to explain it.
+_IS_WARMUP = re.compile(r"\s*(?:are|is|=|:|run|runs|get|go)\s+(?:\w+\s+){0,2}?(?:warm\s?up|eager\w*|captur\w*)(?![a-z])")
 #: Dropping one iteration as if it held all the warm-up ("drop the warm-up iteration", "skip only the first step").
 _DROP_FIRST = re.compile(r"(?<![a-z])(?:drop|skip|discard|exclude|ignore|throw away)\w*\s+(?:only\s+)?(?:the\s+)?"
                          r"(?:first|1st|warm ?up|initial)\s+(?:iteration|iter|step)(?![a-z])")
@@ -107,7 +111,7 @@ def _window(sentence: str, capture_at: int) -> str | None:
         if int(m.group(1)) <= capture_at < int(m.group(2)) or int(m.group(1)) <= 1 < int(m.group(2)):
             return m.group()
     m = _FIRST_N.search(sentence)
-    if m:
+    if m and not _IS_WARMUP.match(sentence, m.end()):
         return m.group()
     m = _ALL_N.search(sentence)
     if m and (int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)]) > capture_at:

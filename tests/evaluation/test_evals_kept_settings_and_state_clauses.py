@@ -1,0 +1,91 @@
+"""Readings of what an answer keeps or only names: keyword arguments copied out of a call
+(``cuda_graph_impl="local",``), a line commented as unchanged, a setting inside the condition of an
+if-clause about the user's setup, and a timing sentence that says which iterations are warm-up. The
+answers are written for these tests, in styles of their own."""
+
+from __future__ import annotations
+
+import ast
+
+from skill_tools.config import pysource
+from skill_tools.evaluation.answer_context import AnswerContext
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.restated_blocks import kept_keys
+from skill_tools.evaluation.timing_window import find_window
+
+from one_answer import score_one
+
+F = "```"
+
+
+def _roles(text: str, key: str) -> list[str]:
+    return [b.role for b in extract_config(text).blocks if b.cfg is not None and b.cfg.has(key)]
+
+
+def test_keyword_arguments_copied_out_of_a_call_are_values_not_tuples():
+    text = ("The provider on 0.17 takes:\n\n"
+            "    cuda_graph_impl=\"local\",\n"
+            "    cuda_graph_scope=[\"full_iteration_inference\"],\n"
+            "    # no inference_cuda_graph_scope on 0.17\n")
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.cuda_graph_scope") == ["full_iteration_inference"]
+
+
+def test_only_an_unbracketed_tuple_of_one_is_read_as_its_value():
+    def value(src: str) -> ast.AST:
+        return pysource.parse(src).body[0].value  # type: ignore[attr-defined]
+
+    assert pysource.bare_one_tuple(value('x = "local",'))
+    assert not pysource.bare_one_tuple(value('x = ("local",)'))
+    assert not pysource.bare_one_tuple(value('x = "a", "b"'))
+    assert not pysource.bare_one_tuple(value('x = "local"'))
+
+
+def test_a_line_commented_as_unchanged_restates_the_users_setting():
+    text = (f"{F}python\ncfg.optimizer.overlap_param_gather_with_optimizer_step = False\n"
+            "cfg.model.cuda_graph_impl = \"full_iteration\"   # unchanged\n"
+            f"cfg.ddp.overlap_param_gather = True\n{F}\n")
+    assert kept_keys(extract_config(text)) == frozenset({"model.cuda_graph_impl"})
+    plain = text.replace("   # unchanged", "   # graph the whole step")
+    assert kept_keys(extract_config(plain)) == frozenset()
+
+
+def test_a_full_iteration_graph_kept_as_the_user_has_it_asks_for_no_companion():
+    answer = ("The all-gather is dispatched by the previous optimizer step, outside the captured "
+              "iteration, and waited on inside it.\n\n"
+              f"{F}python\ncfg.optimizer.overlap_param_gather_with_optimizer_step = False\n"
+              "cfg.comm_overlap.overlap_param_gather_with_optimizer_step = False\n"
+              f"cfg.model.cuda_graph_impl = \"full_iteration\"  # already set, as before\n{F}\n\n"
+              "For Megatron-FSDP: `ddp.megatron_fsdp_cuda_graph_mode=True` and "
+              "`ddp.fsdp_all_gather_in_start_param_sync=False`.\n")
+    row = score_one("diagnose-stream-capture-isolation", answer)
+    assert row["passed"] and not row["fatal"], row["fatal"]
+    written = answer.replace("  # already set, as before", "")
+    row = score_one("diagnose-stream-capture-isolation", written)
+    assert any("without the companion" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_setting_inside_an_if_clause_about_the_users_setup_is_the_case():
+    key = "model.moe_pad_expert_input_to_capacity"
+    for text in ("(If your model *is* drop-and-pad — `moe_expert_capacity_factor` set and "
+                 "`moe_pad_expert_input_to_capacity=True` — then `[\"moe\"]` alone is legal.)",
+                 "If your MoE is drop-and-pad with `moe_pad_expert_input_to_capacity=True`, moe alone is legal.",
+                 "If you already run `moe_pad_expert_input_to_capacity=True`, graph the whole moe layer."):
+        assert _roles(text, key) == ["described"], text
+
+
+def test_a_setting_in_the_consequent_or_a_wish_is_still_advice():
+    key = "model.moe_pad_expert_input_to_capacity"
+    assert _roles("If you use Bridge, set `moe_pad_expert_input_to_capacity=True` first.", key) == ["suggested"]
+    assert _roles("If you want moe graphs, set `moe_pad_expert_input_to_capacity=True`.", key) != ["described"]
+    assert _roles("If capture fails, set `moe_pad_expert_input_to_capacity=True`.", key) != ["described"]
+
+
+def test_a_timing_sentence_that_says_which_iterations_are_warm_up_names_no_window():
+    def window(text):
+        return find_window(AnswerContext(text, extract_config(text), None))
+
+    assert window("Timing: the first 3 iterations are eager warmup, capture happens at the start of the "
+                  "next one. Compare post-capture replay iterations only.") is None
+    assert window("Timing: compare the mean of the first 10 iterations of both runs.") is not None
