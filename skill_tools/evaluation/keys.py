@@ -10,6 +10,10 @@ Answers nest settings in launcher files and write them under the section a user 
   section (``optimizer.``); the rules' own key is added beside the answer's, so the rule judges it
   (only where the answer's section has that field: a key under a section without it goes nowhere).
 
+- ``transformer_config_overrides: {…}``, ``inference_config: {…}``: a group named for a config object,
+  read as the model's fields or as the section the object stands for; a list named for a command
+  line (``megatron_lm_flags: ["--cuda-graph-impl", …]``) is read as that command line.
+
 The readers place an unknown top-level key under ``model.``; that prefix is dropped again where a
 section follows it.
 """
@@ -30,7 +34,10 @@ _MODEL_ROOTS = frozenset({"model_config", "model_cfg", "transformer_config", "tf
                           "gpt_config", "mcore_config"})
 #: A section named for Megatron's own arguments: a TOML ``[megatron]`` table, an Ansible
 #: ``mbridge_model_overrides`` map, ``mcore:`` — its keys are the model's.
-_MODEL_ROOT_NAME = re.compile(r"^(?:\w+_)?(?:megatron|mcore|megatron_core|megatron_args|mlm_args|model_args|model_overrides)$")
+_MODEL_ROOT_NAME = re.compile(r"^(?:\w+_)?(?:megatron|mcore|megatron_core|megatron_args|mlm_args|model_args|model_overrides|"
+                              r"(?:transformer|model|mcore)_config_(?:overrides|kwargs|args))$")
+#: A group named for a section's config object (``inference_config``, ``ddp_config``): that section.
+_SECTION_OBJECT = re.compile(r"^(\w+?)_(?:config|cfg)$")
 
 
 def _model_root(name: str) -> bool:
@@ -65,6 +72,13 @@ def rule_keys() -> dict[str, str]:
 
 
 _ARGV_KEYS = frozenset({"command", "args", "argv", "cmd", "entrypoint", "script_args"})
+#: A list named for a command line (``megatron_lm_flags``, ``extra_args``, ``cli_flags``) — read as one
+#: when it holds ``--flags``.
+_ARGV_NAME = re.compile(r"^(?:flags|\w+_(?:args|argv|flags|cmd|command))$")
+
+
+def argv_key(name: str) -> bool:
+    return name in _ARGV_KEYS or bool(_ARGV_NAME.match(name))
 _MAX_WALK = 2000
 
 
@@ -90,7 +104,7 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
                 for var, val in v.items():  # Ansible ``environment:``, compose ``environment:`` maps
                     if _ENV_NAME.match(str(var)) and not isinstance(val, (dict, list)):
                         out.env[str(var)] = _env_value(val)
-            elif name in _ARGV_KEYS and isinstance(v, (list, str)):
+            elif argv_key(name) and isinstance(v, (list, str)) and (name in _ARGV_KEYS or isinstance(v, list)):
                 tokens = [str(t) for t in v] if isinstance(v, list) else [v]
                 flat = [t for tok in tokens for t in (shlex.split(tok) if " " in tok else [tok])]
                 script = max((i for i, t in enumerate(flat) if t.endswith(".py")), default=-1)
@@ -192,7 +206,7 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
         skipped |= {k for k in cfg.values if SOURCE_KEY.match(k.split(".", 1)[0])}
     for key, value in cfg.values.items():
         last = key.rsplit(".", 1)[-1].lower()
-        if last in _ARGV_KEYS and isinstance(value, list) and any(str(t).startswith("--") for t in value):
+        if argv_key(last) and isinstance(value, list) and any(str(t).startswith("--") for t in value):
             skipped.add(key)  # `args:` over `- --cuda-graph-impl=…` items at the top: the command line itself
             _launcher_parts({last: value}, out, cfg.source)
         elif isinstance(value, (list, dict)):
@@ -205,6 +219,12 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
             parts = ["model"] + parts[1:]
         elif len(parts) >= 3 and parts[0] == "model" and _model_root(parts[1]):
             parts = ["model"] + parts[2:]
+        obj = _SECTION_OBJECT.match(parts[1]) if len(parts) >= 3 and parts[0] == "model" else None
+        if obj and obj.group(1) in SECTIONS and obj.group(1) != "model":
+            parts = parts[1:]  # {"inference_config": {"num_cuda_graphs": 16}} under the model: the inference section's
+        obj = _SECTION_OBJECT.match(parts[0]) if len(parts) >= 2 else None
+        if obj and obj.group(1) in SECTIONS:
+            parts = [obj.group(1)] + parts[1:]
         key = ".".join(parts)
         if len(parts) >= 2 and _ENV_NAME.match(parts[-1]) and parts[-2] in _ENV_PARENTS:
             out.env[parts[-1]] = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)

@@ -155,9 +155,9 @@ def _yaml_document(body: list[str]) -> bool:
     from skill_tools.config.model import SECTIONS
     from skill_tools.evaluation.keys import _ENV_PARENTS
 
-    from skill_tools.evaluation.keys import _ARGV_KEYS, mappings
+    from skill_tools.evaluation.keys import argv_key, mappings
 
-    if any(k in _ARGV_KEYS and isinstance(v, list) and sum(isinstance(x, str) and x.startswith("--") for x in v) >= 2
+    if any(isinstance(k, str) and argv_key(k) and isinstance(v, list) and sum(isinstance(x, str) and x.startswith("--") for x in v) >= 2
            for node in mappings(doc) for k, v in node.items()):
         return True  # `args:` over `- --cuda-graph-impl=…` items, at any depth: a launcher's argument list
     return isinstance(doc, dict) and len(doc) >= 2 and all(isinstance(k, str) and k.isidentifier() for k in doc) \

@@ -89,3 +89,14 @@ def test_a_timing_sentence_that_says_which_iterations_are_warm_up_names_no_windo
     assert window("Timing: the first 3 iterations are eager warmup, capture happens at the start of the "
                   "next one. Compare post-capture replay iterations only.") is None
     assert window("Timing: compare the mean of the first 10 iterations of both runs.") is not None
+
+
+def test_a_json_plan_with_config_object_groups_and_a_flag_list_is_read_as_settings():
+    text = ('{\n  "transformer_config_overrides": {"cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"]},\n'
+            '  "inference_config": {"num_cuda_graphs": 16},\n'
+            '  "megatron_lm_flags": ["--cuda-graph-impl", "local", "--decode-only-cuda-graphs"]\n}\n')
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "local"
+    assert cfg.get("model.cuda_graph_scope") == ["full_iteration"]
+    assert cfg.get("inference.num_cuda_graphs") == 16
+    assert cfg.get("inference.decode_only_cuda_graphs") is True
