@@ -17,6 +17,9 @@ CONTAINER_NAMES = {"cfg", "config", "recipe", "c", "conf", "container", "config_
 MODEL_OBJECT_NAMES = {"model", "model_cfg", "model_config", "provider", "transformer_config", "tc"}
 #: Calls whose keywords are model fields.
 MODEL_CALL = re.compile(r"(TransformerConfig|ModelProvider|Provider\w*|ModelConfig)$")
+#: Config objects of the other sections, as megatron-core and Bridge name their classes.
+SECTION_CALLS = {"InferenceConfig": "inference", "DistributedDataParallelConfig": "ddp", "OptimizerConfig": "optimizer",
+                 "RNGConfig": "rng", "RerunStateMachineConfig": "rerun_state_machine", "CommOverlapConfig": "comm_overlap"}
 
 
 def read_python(text: str, source: str) -> CanonicalConfig:
@@ -295,19 +298,21 @@ def _python_assign(cfg: CanonicalConfig, target: ast.AST, value: ast.AST, source
 
 def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str,
                  mappings: dict[str, dict[str, Any]] | None = None, consts: dict[str, Any] | None = None) -> None:
-    """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords, and
-    those of a module-level mapping it unpacks (``TransformerConfig(**BASE, ...)``)."""
+    """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords (and
+    ``InferenceConfig(...)``, ``DistributedDataParallelConfig(...)``: their sections'), and those of a
+    module-level mapping it unpacks (``TransformerConfig(**BASE, ...)``)."""
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-    if not MODEL_CALL.search(name or ""):
+    section = "model" if MODEL_CALL.search(name or "") else SECTION_CALLS.get(name or "")
+    if section is None:
         return
     for kw in node.keywords:
         if kw.arg is None:
             for key, v in (mappings or {}).get(getattr(kw.value, "id", ""), {}).items():
-                cfg.set("model." + key, v, Location(source, kw.value.lineno))
+                cfg.set(f"{section}.{key}", v, Location(source, kw.value.lineno))
             continue
         ok, v = literal(kw.value, consts)
         if ok:
-            cfg.set("model." + kw.arg, v, Location(source, kw.value.lineno))
+            cfg.set(f"{section}.{kw.arg}", v, Location(source, kw.value.lineno))
 
 
 def _update_call(cfg: CanonicalConfig, node: ast.Call, source: str, aliases: dict[str, list[str]] | None,

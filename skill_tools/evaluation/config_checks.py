@@ -212,6 +212,14 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
         return CheckResult("validates", name, 0.0,
                            f"{len(own)} error finding(s) for MCore {v.get('mcore_version')} on the task's setup: "
                            f"[{first.get('rule')}] {first.get('message')}", ", ".join(first.get("keys", [])), fatal=True)
+    for w in v.get("warnings", []):  # the run starts, but what the answer writes silently does nothing
+        fix = w.get("fix") or {} if w.get("level") == "runtime" else {}
+        wrong = [k for k, want in fix.items() if k in ctx.answer_keys - ctx.restated and k in ctx.config.values
+                 and not _same(ctx.config.get(k), want)]
+        if wrong:
+            shown = ", ".join(f"{k}={ctx.config.get(k)!r}" for k in wrong)
+            return CheckResult("validates", name, 0.0, f"writes {shown}, which MCore {v.get('mcore_version')} runs without "
+                               f"its effect on the task's setup: [{w.get('rule')}] {w.get('message')}", shown, fatal=True)
     note = (f"; not charged to the answer, which does not set their keys: "
             + ", ".join(sorted({str(e.get('rule')) for e in other}))) if other else ""
     return CheckResult("validates", name, 1.0,

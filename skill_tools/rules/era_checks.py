@@ -80,6 +80,16 @@ def inference_num_cuda_graphs(ctx: Ctx) -> Iterator[dict[str, Any]]:
         yield {"value": n, "fix": {"inference.num_cuda_graphs": -1}}
 
 
+def inference_num_cuda_graphs_none(ctx: Ctx) -> Iterator[dict[str, Any]]:
+    """InferenceConfig.num_cuda_graphs defaults to None, and None builds an empty bucket list
+    (config.py l.216, batch_dimensions_utils.py l.515-516 @core_v0.19.0): no decode graph is
+    captured. Megatron-LM's launcher passes its own default (16), so only a config that writes
+    None itself is read here."""
+    if ctx.era.since("0.17") and ctx.sim.impl == "local" and not ctx.sim.stopped \
+            and ctx.cfg.has("inference.num_cuda_graphs") and ctx.cfg.get("inference.num_cuda_graphs") is None:
+        yield {"fix": {"inference.num_cuda_graphs": -1}}
+
+
 def inference_pp_microbatch_graphs(ctx: Ctx) -> Iterator[dict[str, Any]]:
     """arguments.py l.1147-1152 @core_v0.16.0, l.1774-1779 @core_v0.19.0: any impl but none is refused."""
     value = ctx.cfg.get("model.inference_batch_times_seqlen_threshold")

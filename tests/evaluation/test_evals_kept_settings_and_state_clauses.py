@@ -100,3 +100,25 @@ def test_a_json_plan_with_config_object_groups_and_a_flag_list_is_read_as_settin
     assert cfg.get("model.cuda_graph_scope") == ["full_iteration"]
     assert cfg.get("inference.num_cuda_graphs") == 16
     assert cfg.get("inference.decode_only_cuda_graphs") is True
+
+
+def test_a_section_config_objects_keywords_are_that_sections_settings():
+    text = (f"{F}python\ninference_config = InferenceConfig(max_requests=128, num_cuda_graphs=None)\n"
+            f"ddp = DistributedDataParallelConfig(overlap_grad_reduce=True)\n{F}\n")
+    cfg = extract_config(text).config
+    assert cfg.has("inference.num_cuda_graphs") and cfg.get("inference.num_cuda_graphs") is None
+    assert cfg.get("inference.max_requests") == 128 and cfg.get("ddp.overlap_grad_reduce") is True
+
+
+def test_a_written_value_that_runs_without_its_effect_fails_validation():
+    def answer(n: str) -> str:
+        return ("Block-scoped decode graphs on 0.19 with the local impl; decode only, prefill eager.\n\n"
+                f"{F}python\nmodel_config = TransformerConfig(cuda_graph_impl=\"local\", cuda_graph_modules=[],\n"
+                "    inference_cuda_graph_scope=\"block\", use_te_rng_tracker=True)\n"
+                f"inference_config = InferenceConfig(num_cuda_graphs={n}, use_cuda_graphs_for_non_decode_steps=False)\n{F}\n\n"
+                "TE-scoped graphs are a training capture, not for inference; the engine runs under inference mode.\n")
+
+    row = score_one("inference-decode-graphs", answer("None"))
+    assert any("inference-num-cuda-graphs-none" in f for f in row["fatal"]), row["fatal"]
+    row = score_one("inference-decode-graphs", answer("-1"))
+    assert not any("inference-num-cuda-graphs" in f for f in row["fatal"]), row["fatal"]
