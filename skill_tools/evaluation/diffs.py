@@ -20,13 +20,21 @@ def looks_like_diff(body: str) -> bool:
 
 def diff_sides(body: str) -> tuple[str, str, bool]:
     """(the new file, the old file, whether any line was removed): context lines belong to both
-    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected."""
+    sides, so a ``+`` line keeps its YAML parent and an unchanged key is not read as rejected. A
+    hunk header's context that is a YAML section key (``@@ -14,9 +14,13 @@ model:``) is that parent
+    of the hunk's indented lines."""
     new: list[str] = []
     old: list[str] = []
     removed = False
-    for ln in body.split("\n"):
+    lines = body.split("\n")
+    for i, ln in enumerate(lines):
         if ln == "-- ":  # git format-patch's signature: the patch ends here
             break
+        section = _HUNK_SECTION.match(ln)
+        if section and section.group(1) not in new and i + 1 < len(lines) and re.match(r"^[ +-][ \t]+\S", lines[i + 1]):
+            new.append(section.group(1))  # "@@ -14,9 +14,13 @@ model:": the hunk's indented lines sit under model:
+            old.append(section.group(1))
+            continue
         if ln.startswith(("+++", "---", "@@", "diff ", "index ")):
             continue
         if ln.startswith("+"):
@@ -47,5 +55,7 @@ def diff_sides(body: str) -> tuple[str, str, bool]:
     return textwrap.dedent("\n".join(new)), textwrap.dedent("\n".join(old)), removed
 
 
+#: A hunk header whose context is a YAML section's key (git shows the line above the hunk there).
+_HUNK_SECTION = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ([A-Za-z_][\w.-]*:)\s*$")
 _WORD_DEL, _WORD_ADD = re.compile(r"\[-(.*?)-\]"), re.compile(r"\{\+(.*?)\+\}")
 _WORD_DIFF = re.compile(r"\[-.*?-\]|\{\+.*?\+\}")

@@ -74,7 +74,8 @@ _WHOLE_RUN = re.compile(r"(?<![a-z])(?:all\s+(?:the\s+)?(?:logged\s+|reported\s+
 #: capture", "graph capture happens on the first step", "first iteration = capture"): with a warm-up of
 #: one or more the capture comes later, so dropping that iteration keeps warm-up and capture in the timing.
 _FIRST_CAPTURE = re.compile(
-    r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,2}(?:on|in|at|during)\s+(?:the\s+)?(?:very\s+)?first\s+(?:iteration|iter|step)"
+    r"(?<![a-z])(?:(?:graph\s+)?captur\w*\s+(?:\w+\s+){0,3}(?:on|in|at|during)\s+(?:the\s+)?(?:(?:very\s+)?first\s+(?:logged\s+|training\s+)?"
+    r"(?:iteration|iter|step)|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.]))"
     r"|(?:iteration|iter|step)\s+(?:#\s?)?1(?![\d.])[^.;]{0,40}?(?:contains|holds|includes|is|does|=)\s+(?:\w+\s+){0,4}?captur\w*"
     r"|(?:the\s+)?first\s+(?:iteration|iter|step)\s*(?:=|is|holds|contains|includes|does)\s+(?:\w+\s+){0,3}?captur\w*)")
 #: A sentence that keeps a warm-up ("keep cuda_graph_warmup_steps at >= 1: capturing on the very first

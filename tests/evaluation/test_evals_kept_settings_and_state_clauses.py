@@ -122,3 +122,27 @@ def test_a_written_value_that_runs_without_its_effect_fails_validation():
     assert any("inference-num-cuda-graphs-none" in f for f in row["fatal"]), row["fatal"]
     row = score_one("inference-decode-graphs", answer("-1"))
     assert not any("inference-num-cuda-graphs" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_hunk_headers_yaml_section_is_the_parent_of_its_indented_lines():
+    from skill_tools.evaluation.diffs import diff_sides
+
+    patch = ("--- a/conf/train.yaml\n+++ b/conf/train.yaml\n@@ -14,4 +14,5 @@ model:\n"
+             "   cuda_graph_impl: transformer_engine\n-  cuda_graph_scope: [moe, moe_router]\n"
+             "+  cuda_graph_modules: [moe_router, moe_preprocess]\n+  use_te_rng_tracker: true\n \n"
+             " rng:\n+  te_rng_tracker: true\n")
+    new, old, removed = diff_sides(patch)
+    assert new.startswith("model:\n  cuda_graph_impl") and old.startswith("model:\n") and removed
+    cfg = extract_config(f"{F}diff\n{patch}{F}\n").config
+    assert cfg.get("model.cuda_graph_modules") == ["moe_router", "moe_preprocess"]
+    assert cfg.get("rng.te_rng_tracker") is True
+    two = patch + "@@ -40,2 +41,2 @@ model:\n   seq_length: 4096\n+  cuda_graph_warmup_steps: 3\n"
+    assert diff_sides(two)[0].count("model:") == 1  # a second hunk under the same section adds no second key
+
+
+def test_a_capture_placed_in_the_first_iteration_in_other_words_is_a_window():
+    def window(text):
+        return find_window(AnswerContext(text, extract_config(text), None))
+
+    assert window("# With TE graphs the capture is done in iteration 1, so drop it and average 2..30.\n") is not None
+    assert window("# The graphs are captured on the first logged iteration, so drop iteration 1.\n") is not None
