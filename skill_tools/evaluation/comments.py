@@ -66,15 +66,16 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
     n = 0
     while n < len(lines):
         m = re.match(r"^\s*#+\s?(.*)$", lines[n])
-        if not (m and _RESULT_LABEL.search(m.group(1)) and not _NOT_RESULT.search(m.group(1))):
+        boxed = n > 0 and bool(_RULE.match(lines[n - 1]))  # "# ----" over "# Megatron-FSDP variant (…)": a heading
+        if not (m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")) and not _NOT_RESULT.search(m.group(1))):
             n += 1
             continue
         found, k = [], n + 1
-        prose = 0  # "# same class of bug, …": a line or two of the label's own explanation
+        prose = 0  # "# same class of bug, …": a line or two of the label's own explanation (a boxed heading's whole box)
         while k < len(lines):  # "# ----", an empty comment line or that explanation, before the config
             if _RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]):
                 k += 1
-            elif prose < 2 and _explains(lines[k], lines[k + 1:k + 3]):
+            elif (prose < 2 and _explains(lines[k], lines[k + 1:k + 3])) or (boxed and prose < 12 and _prose(lines[k])):
                 prose, k = prose + 1, k + 1
             else:
                 break
@@ -95,6 +96,18 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
         n = max(k, n + 1)
 
 
+def commented_config_line(line: str) -> bool:
+    """A comment line that is a config line or a section header ("# ddp:", "#   x: true", "# --flag")."""
+    m = _COMMENT_TEXT.match(line)
+    return bool(m and m.group(1) and "==" not in m.group(1) and (_CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1))))
+
+
+def _prose(line: str) -> bool:
+    """A comment line of prose: neither a config line nor a section header."""
+    m = _COMMENT_TEXT.match(line)
+    return bool(m and m.group(1) and not (_CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1))))
+
+
 def _explains(line: str, below: list[str]) -> bool:
     """A comment line of prose (not a config line) that a commented config follows within ``below``."""
     m = _COMMENT_TEXT.match(line)
@@ -110,15 +123,18 @@ _ERA_LINE = re.compile(r"^\s*#+\s*(?P<label>[^:#=]{2,40}):\s*(?P<rest>[A-Za-z_][
 _NEXT_ASSIGN = re.compile(r",\s*(?=[A-Za-z_][\w.]*\s*=(?!=))")
 
 
-def era_comment_settings(body: str) -> Iterator[tuple[int, str, str]]:
-    """(line offset, era, Python assignments) of each comment line of a code block that gives the
-    settings of one megatron-core era ("# 0.16-0.17: cuda_graph_scope = ["attn"]"). The era is
-    named by the label alone; the rest must parse as assignments (``ast``, never run)."""
+def era_comment_settings(body: str) -> Iterator[tuple[int, str, str, bool]]:
+    """(line offset, era, Python assignments, whether offered as another way) of each comment line
+    of a code block that gives the settings of one megatron-core era ("# 0.16-0.17: cuda_graph_scope
+    = ["attn"]"). The era is named by the label alone; the rest must parse as assignments (``ast``,
+    never run). A label in parentheses continues the comment line above it ("# * Alternative …: a
+    full-iteration graph" over "#   (0.18+: cuda_graph_impl=…"): that line says whether it is offered."""
     import ast
 
     from skill_tools.evaluation.polarity import era_of
 
-    for n, text in enumerate(body.split("\n")):
+    lines = body.split("\n")
+    for n, text in enumerate(lines):
         m = _ERA_LINE.match(text)
         era = era_of(m.group("label")) if m else None
         if era is None:
@@ -129,4 +145,6 @@ def era_comment_settings(body: str) -> Iterator[tuple[int, str, str]]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         if tree.body and all(isinstance(stmt, ast.Assign) for stmt in tree.body):
-            yield n, era, code
+            label = m.group("label")  # (m is set: era_of found an era in its label)
+            above = lines[n - 1] if n and label.lstrip().startswith("(") else ""
+            yield n, era, code, bool(_OFFERED.search(label) or _OFFERED.search(above))

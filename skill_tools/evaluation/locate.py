@@ -219,8 +219,8 @@ def _comment_blocks(body: str, line: int) -> Iterator[Block]:
                 yield block
     for n, text, offered in commented_configs(body):  # "# resulting keys:" over "#   ddp.x: false"
         yield from _spelled_out(text, line + n, ALTERNATIVE if offered else SUGGESTED)
-    for n, era, code in era_comment_settings(body):  # "# 0.18+: cuda_graph_modules = ["attn"]"
-        for block in _fenced_blocks(code, "python", line + n, SUGGESTED):
+    for n, era, code, offered in era_comment_settings(body):  # "# 0.18+: cuda_graph_modules = ["attn"]"
+        for block in _fenced_blocks(code, "python", line + n, ALTERNATIVE if offered else SUGGESTED):
             block.origin, block.era, block.why = "comment", era, "the settings a comment gives for one era"
             yield block
 

@@ -7,7 +7,8 @@ a shell assignment, flag or launcher line, a ``cfg.x = …`` assignment, a diff 
 ending in ``\\``) and at least one does; comment lines are neutral. A paragraph indented four
 spaces after a line of prose (not a list item) is a Markdown code block. Adjacent code paragraphs
 form one run (a launch script's sections, a YAML file's blocks), read like a fenced block of a
-guessed kind. A paragraph of prose is never code: "Note: this keeps shapes static." has words
+guessed kind; comment paragraphs right after a run that spell out a config (a variant left
+commented in the file) end it. A paragraph of prose is never code: "Note: this keeps shapes static." has words
 after its colon.
 """
 
@@ -208,8 +209,25 @@ def code_runs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
         k = paras.index(next(p for p in paras if p[0] == lo))
         while k > 0 and kinds[k - 1] == "neutral" and (not out or paras[k - 1][0] >= out[-1][1]):
             k -= 1
-        out.append((paras[k][0], hi))
+        out.append((paras[k][0], _with_commented_tail(lines, paras, kinds, hi)))
     return out
+
+
+def _with_commented_tail(lines: list[str], paras: list[tuple[int, int]], kinds: list[str], hi: int) -> int:
+    """Where a run ends when the comment paragraphs right after it spell out a config ("# ddp:" over
+    "#   use_megatron_fsdp: true", a variant left commented in the file): they are the file's too.
+    A comment paragraph with no config in it (a Markdown heading) stays outside."""
+    from skill_tools.evaluation.comments import commented_config_line
+
+    end = hi
+    for (lo, p_hi), kind in zip(paras, kinds):
+        if lo < hi:
+            continue
+        if kind != "neutral":
+            break
+        if any(commented_config_line(ln) for ln in lines[lo:p_hi]):
+            end = p_hi
+    return end
 
 
 def _joinable(lines: list[str], paras: list[tuple[int, int]], kinds: list[str], prev_end: int, lo: int) -> bool:

@@ -146,3 +146,36 @@ def test_a_capture_placed_in_the_first_iteration_in_other_words_is_a_window():
 
     assert window("# With TE graphs the capture is done in iteration 1, so drop it and average 2..30.\n") is not None
     assert window("# The graphs are captured on the first logged iteration, so drop iteration 1.\n") is not None
+
+
+BOXED = """ddp:
+  overlap_param_gather: true
+
+# ---------------------------------------------------------------------------
+# Megatron-FSDP variant (the colleague's wait_bucket_ready failure)
+# Same class of bug: the bucket wait sits inside the captured forward. Put FSDP
+# in graph mode so it keeps its references stable across replays.
+# ---------------------------------------------------------------------------
+# ddp:
+#   use_megatron_fsdp: true
+#   megatron_fsdp_cuda_graph_mode: true
+#   fsdp_all_gather_in_start_param_sync: false
+"""
+
+
+def test_a_commented_variant_under_a_boxed_heading_after_the_config_is_an_option():
+    ex = extract_config(BOXED)
+    assert ex.config.get("ddp.overlap_param_gather") is True
+    assert not ex.config.has("ddp.use_megatron_fsdp")  # offered, not merged into the config
+    assert any(alt.get("ddp.megatron_fsdp_cuda_graph_mode") is True for alt in ex.alternatives)
+    notes = BOXED.split("# ----")[0] + "# Notes\n# * keep attention_dropout == 0 with graphed attention recompute\n"
+    assert not extract_config(notes).alternatives  # a note with a comparison in it is no commented config
+
+
+def test_an_era_comment_continuing_an_alternatives_line_is_offered():
+    text = (f"{F}python\ncfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.cuda_graph_modules = [\"attn\"]\n"
+            "# * Alternative that keeps full recompute: a full-iteration graph\n"
+            "#   (0.18+: cuda_graph_impl=\"full_iteration\", cuda_graph_modules=[];\n{F}\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert [b.role for b in ex.blocks if b.origin == "comment"] == ["alternative"]
