@@ -5,7 +5,8 @@
 teardown. A task names the package and the floor its feature needs (``version_floor``: ``package``
 spellings and ``min``), and this check reads every floor the answer states for that package:
 
-- a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``;
+- a requirement pin: ``transformer-engine>=2.10``, ``transformer_engine[pytorch]>=2.10``, and an exact
+  pin (``pip install "megatron-core==0.17.1"``: the build the user would install);
 - an operator or words that make the version a lower bound: "TE >= 2.10", "TE ≥ 2.10", "TE 2.10+",
   "every megatron-core from 0.16", "TE since 2.10", "landed in core_v0.17.1" (a tag names megatron-core),
   "TE 2.8 enables the reset" (the version said to bring the feature), "upgrade TE to 2.8 or newer",
@@ -47,7 +48,7 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     gap = r"[`*\s|:(]{0,6}"
     return re.compile(
         rf"(?:{_BEFORE}\s*{gap}{pkg}{gap}(?:version\s+)?{_VERSION}"                # at least TE 2.10
-        rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}|\bfrom\b|\bsince\b){gap}{_VERSION}"  # TE >= 2.10, megatron-core from 0.16
+        rf"|{pkg}{gap}(?:version\s+)?(?:{_BEFORE}|==|~=|\bfrom\b|\bsince\b){gap}{_VERSION}"  # TE >= 2.10, megatron-core from 0.16, ==0.17.1
         rf"|{pkg}{gap}(?:version\s+)?(?:to\s+)?{_VERSION}(?={_AFTER})"            # TE 2.10+, upgrade TE to 2.10 or newer
         rf"|\bfrom\s+{pkg}{gap}(?:version\s+)?{_VERSION}(?=\s+on(?:wards?)?\b))",  # from TE 2.8 on
         re.I)

@@ -25,6 +25,7 @@ TE = ["TE", "Transformer Engine", "transformer-engine", "transformer_engine", "T
     ("TE 2.8 enables explicit graph reset", (2, 8, 0)),
     ("Upgrade Transformer Engine to 2.8 or newer.", (2, 8, 0)),
     ("it calls graph.reset() from TE 2.8 on", (2, 8, 0)),
+    ('pip install "transformer-engine==2.9.1"', (2, 9, 1)),  # an exact pin: the build the user would install
 ])
 def test_floors_in_their_spellings(text, floor):
     assert [v for _, v, _ in stated_floors(text, TE)] == [floor]
