@@ -12,7 +12,8 @@ Answers nest settings in launcher files and write them under the section a user 
 
 - ``transformer_config_overrides: {…}``, ``inference_config: {…}``: a group named for a config object,
   read as the model's fields or as the section the object stands for; a list named for a command
-  line (``megatron_lm_flags: ["--cuda-graph-impl", …]``) is read as that command line.
+  line (``megatron_lm_flags: ["--cuda-graph-impl", …]``) is read as that command line, and a list of
+  Python statements in strings (``"fix": ["cfg.model.cuda_graph_impl = \"local\"", …]``) as Python.
 
 The readers place an unknown top-level key under ``model.``; that prefix is dropped again where a
 section follows it.
@@ -123,6 +124,29 @@ def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
                             out.set(key, val)
 
 
+#: A Python statement that sets a field of a config section: ``cfg.model.cuda_graph_impl = "local"``.
+_STATEMENT = re.compile(r"^\s*(?:cfg|config|recipe|c)\.[a-z_]\w*\.[a-z_]\w*\s*=\s*\S")
+
+
+def _statement_strings(value: Any) -> bool:
+    """A list of strings (or one string of lines) that are such statements, every one of them."""
+    lines = value if isinstance(value, list) else str(value).split("\n") if isinstance(value, str) and "\n" in value else []
+    return bool(lines) and all(isinstance(v, str) and _STATEMENT.match(v) for v in lines)
+
+
+def _read_statements(value: Any, out: CanonicalConfig, source: str) -> None:
+    """Read those statements as the Python they are (parsed, never run); unreadable ones add nothing."""
+    from skill_tools.config.read_python import read_python
+
+    try:
+        read = read_python("\n".join(value) if isinstance(value, list) else value, source)
+    except Exception:  # a statement the reader does not understand adds nothing
+        return
+    for key, val in read.values.items():
+        out.set(key, val)
+    out.env.update(read.env)
+
+
 def mappings(value: Any) -> Iterator[dict]:
     """Every mapping in a parsed document, at any depth (bounded by ``_MAX_WALK`` nodes): where a
     launcher manifest keeps its environment and argument lists."""
@@ -209,6 +233,9 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
         if argv_key(last) and isinstance(value, list) and any(str(t).startswith("--") for t in value):
             skipped.add(key)  # `args:` over `- --cuda-graph-impl=…` items at the top: the command line itself
             _launcher_parts({last: value}, out, cfg.source)
+        elif _statement_strings(value):
+            skipped.add(key)  # "fix": ["cfg.model.cuda_graph_impl = \"local\"", …]: Python carried in strings
+            _read_statements(value, out, cfg.source)
         elif isinstance(value, (list, dict)):
             _launcher_parts(value, out, cfg.source)
     for key, value in cfg.values.items():

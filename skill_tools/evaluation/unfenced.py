@@ -130,7 +130,8 @@ def _kind(lines: list[str], lo: int, hi: int, prev: str | None) -> str:
 
 
 def _json_object(text: str) -> bool:
-    """A paragraph that is one JSON object with a dotted config key or a config section in it."""
+    """A paragraph that is one JSON object with a dotted config key or a config section in it, or
+    with config statements in its strings (``"fix": ["cfg.model.cuda_graph_impl = \\"local\\"", …]``)."""
     import json
 
     text = text.strip()
@@ -140,7 +141,7 @@ def _json_object(text: str) -> bool:
         doc = json.loads(text)
     except ValueError:
         return False
-    return isinstance(doc, dict) and bool(re.search(r'"(?:model|rng|ddp|train|optimizer)[.":]', text))
+    return isinstance(doc, dict) and bool(re.search(r'"(?:model|rng|ddp|train|optimizer)[.":]|"(?:cfg|config|recipe)\.(?:model|rng|ddp)\.', text))
 
 
 def _yaml_document(body: list[str]) -> bool:

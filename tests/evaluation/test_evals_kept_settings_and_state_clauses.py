@@ -179,3 +179,16 @@ def test_an_era_comment_continuing_an_alternatives_line_is_offered():
     ex = extract_config(text)
     assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
     assert [b.role for b in ex.blocks if b.origin == "comment"] == ["alternative"]
+
+
+def test_python_statements_carried_in_json_strings_are_read_as_python():
+    text = ('{\n  "summary": "the local manager cannot graph a partial scope",\n'
+            '  "fix": {"bridge_python": ["cfg.model.cuda_graph_impl = \\"transformer_engine\\"",\n'
+            '                            "cfg.model.cuda_graph_modules = [\\"mlp\\"]",\n'
+            '                            "cfg.rng.te_rng_tracker = True"]}\n}\n')
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_impl") == "transformer_engine"
+    assert cfg.get("model.cuda_graph_modules") == ["mlp"] and cfg.get("rng.te_rng_tracker") is True
+    assert not any("bridge_python" in k for k in cfg.values)
+    prose = '{\n  "summary": "set cfg.model.cuda_graph_impl to local",\n  "notes": ["keep shapes static"]\n}\n'
+    assert not extract_config(prose).config.has("model.cuda_graph_impl")  # a sentence in a string is no statement
