@@ -79,7 +79,8 @@ def without_prose(line: str) -> str:
     """The command part of one line of a shell-like block: a line of prose written in the block ("No
     --cuda-graph-modules: it must stay empty", a commit message's "Drop --step-batch-size-schedule,
     keep --global-batch-size 1536.") has none; a note aligned beside a flag after a wide gap
-    ("--cuda-graph-warmup-steps 3      eager warmup iterations before capture") is not part of it."""
+    ("--cuda-graph-warmup-steps 3      eager warmup iterations before capture", "--x 0      (Bridge:
+    model.x=0)") is not part of it."""
     line = _CASE_ARM.sub("", line)  # 2) GRAPH_ARGS=(--cuda-graph-impl local) ;;  →  the arm's command
     array = _ONE_LINE_ARRAY.match(line)  # ARGS=(--cuda-graph-impl local): the words it holds
     line = array.group(1) if array else line
@@ -87,8 +88,9 @@ def without_prose(line: str) -> str:
     if words and re.fullmatch(r"[A-Z][a-z]+,?", words[0]) and _prose(words[1:]):
         return ""
     for gap in _GAP.finditer(line):
-        if line.lstrip().startswith("-") and _prose(line[gap.end():].split()):
-            return line[:gap.start() + 1]
+        rest = line[gap.end():]
+        if line.lstrip().startswith("-") and (_prose(rest.split()) or re.fullmatch(r"\((?!\()[^()]*\)\s*", rest)):
+            return line[:gap.start() + 1]  # (a parenthesised note: "(Bridge: model.cuda_graph_warmup_steps=0)")
     return line
 
 

@@ -192,3 +192,9 @@ def test_python_statements_carried_in_json_strings_are_read_as_python():
     assert not any("bridge_python" in k for k in cfg.values)
     prose = '{\n  "summary": "set cfg.model.cuda_graph_impl to local",\n  "notes": ["keep shapes static"]\n}\n'
     assert not extract_config(prose).config.has("model.cuda_graph_impl")  # a sentence in a string is no statement
+
+
+def test_a_parenthesised_note_beside_a_flag_is_not_its_value():
+    text = "Option A:\n\n    --cuda-graph-warmup-steps 0        (Bridge: model.cuda_graph_warmup_steps=0)\n"
+    cfg = extract_config(text).config
+    assert cfg.get("model.cuda_graph_warmup_steps") == 0
