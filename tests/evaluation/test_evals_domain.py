@@ -118,6 +118,10 @@ CASES = [
      "```yaml\noutput_dir: out\ngradient_checkpointing: true\nbf16: true\nfp16: true   # fallback for V100\n```",
      "```yaml\noutput_dir: out\ngradient_checkpointing: true\nbf16: true\nfp16: false\n```"),
     # BLOCK_SIZE from a helper that rounds up to the warp size: not a power of two (1100 -> 1120)
+    ("neg-triton-kernel", "triton-block-size-is-row-length",
+     "One program per row covers the whole row; the power of two only matters for tl.dot:\n```python\n"
+     "BLOCK_SIZE = n_cols\nsoftmax_kernel[(rows,)](y, x, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n```",
+     "```python\nBLOCK_SIZE = triton.next_power_of_2(n_cols)\nsoftmax_kernel[(rows,)](y, x, n_cols, BLOCK_SIZE=BLOCK_SIZE)\n```"),
     ("neg-triton-kernel", "triton-block-size-rounded-to-multiple",
      "Round up to the warp size, not a power of two:\n```python\ndef _block(n):\n    return ((n + 31) // 32) * 32\n\n"
      "softmax_kernel[(rows,)](y, x, n_cols, BLOCK_SIZE=_block(n_cols))\n```",
