@@ -52,9 +52,21 @@ def parse_override(token: str) -> Override | None:
     return Override(prefix, key, package, value(raw), True)
 
 
+def _trim(text: str) -> str:
+    """Blanks around a value go, except after a final ':' (Hydra's lexer keeps ``x: `` as written)
+    and an escaped one (``x\\ `` ends in a space)."""
+    t = text.lstrip(" \t")
+    r = t.rstrip(" \t")
+    if r.endswith(":"):
+        return t
+    if r != t and (len(r) - len(r.rstrip("\\"))) % 2 == 1:
+        return t[:len(r) + 1]
+    return r
+
+
 def value(text: str) -> Any:
     """A Hydra value (element, list or dict) as plain data."""
-    t = text.strip(" \t")
+    t = _trim(text)
     if not t:
         return ""
     if t[0] in "[{" and t[-1] == ("]" if t[0] == "[" else "}"):
@@ -152,7 +164,7 @@ def _split(inner: str) -> list[str] | None:
             if depth < 0:
                 return None
         elif ch == "," and depth == 0:
-            items.append("".join(cur).strip(" \t"))
+            items.append(_trim("".join(cur)))
             cur = []
             i += 1
             continue
@@ -160,5 +172,5 @@ def _split(inner: str) -> list[str] | None:
         i += 1
     if depth or quote:
         return None
-    items.append("".join(cur).strip(" \t"))
+    items.append(_trim("".join(cur)))
     return items

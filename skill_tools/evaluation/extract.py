@@ -364,7 +364,7 @@ def _read_block(block: Block, read_text, source: str, findings: list[Finding]) -
         findings.append(Finding("parse", f"{block.kind} fragment not understood: {block.error}", block.line,
                                 _snippet(block.text)))
         return
-    cfg = normalise_keys(cfg)
+    cfg = normalise_keys(cfg, text)
     block.keys = sorted(cfg.values) + sorted("env." + k for k in cfg.env)
     for key, value in cfg.values.items():
         loc = cfg.locations.get(key)

@@ -214,8 +214,11 @@ def _placeholder(value: Any) -> bool:
     return isinstance(value, str) and value.strip(" <>[]'\"") in ("...", "…")
 
 
-def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
-    """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added."""
+def normalise_keys(cfg: CanonicalConfig, text: str = "") -> CanonicalConfig:
+    """A copy of ``cfg`` with nested env maps as env, nested configs unwrapped and aliases added.
+    With the block's ``text``, a bare top-level key the reader put under ``model.`` that the model
+    has no field for, but one other section has (``rl_persist_cuda_graphs: true`` in an args file),
+    is that section's unless the text itself writes it under ``model``."""
     out = CanonicalConfig(source=cfg.source, fmt=cfg.fmt)
     for name, value in cfg.env.items():
         if name in PARALLEL and str(value).strip().isdigit():
@@ -265,7 +268,8 @@ def normalise_keys(cfg: CanonicalConfig) -> CanonicalConfig:
         out.set(key, value, cfg.locations.get(key))
         canonical = aliases.get(key.rsplit(".", 1)[-1])
         if canonical and canonical != key and not cfg.has(canonical) and key.split(".")[0] in SECTIONS \
-                and _a_field_there(key):
+                and (_a_field_there(key) or (text and key.count(".") == 1 and key.startswith("model.")
+                                             and not written_under_model(key[6:], text))):
             out.set(canonical, value, cfg.locations.get(key))
     return out
 

@@ -198,3 +198,11 @@ def test_a_parenthesised_note_beside_a_flag_is_not_its_value():
     text = "Option A:\n\n    --cuda-graph-warmup-steps 0        (Bridge: model.cuda_graph_warmup_steps=0)\n"
     cfg = extract_config(text).config
     assert cfg.get("model.cuda_graph_warmup_steps") == 0
+
+
+def test_a_bare_args_file_key_another_section_owns_is_that_sections():
+    text = f"{F}yaml\n# megatron RL args\nrl_persist_cuda_graphs: true\nrl_kv_cache_management_mode: offload\n{F}\n"
+    cfg = extract_config(text).config
+    assert cfg.get("inference.rl_persist_cuda_graphs") is True
+    under = f"{F}yaml\nmodel:\n  rl_persist_cuda_graphs: true\n{F}\n"  # written under model: it stays there
+    assert not extract_config(under).config.has("inference.rl_persist_cuda_graphs")
