@@ -296,33 +296,6 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
     return CheckResult("written_settings", name, 1.0, "no value it writes is refused on the task's setup")
 
 
-def restated_keys(config: CanonicalConfig, stated: CanonicalConfig, question: str = "") -> frozenset[str]:
-    """Keys an answer writes with the very value the task's question states: a timeline or a quote
-    of the user's setup ("your policy has `cuda_graph_impl: none`"), not a new instruction. A question
-    that states one key twice ("policy cuda_graph_impl none for training, generation … cuda_graph_impl
-    local") states both values: each is matched in its words, the key's name right before the value. A
-    question whose user runs full-iteration graphs states their impl and scope in either era's spelling."""
-    def in_words(key: str, value: Any) -> bool:
-        if not question or not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            return False
-        leaf = re.escape(key.rsplit(".", 1)[-1])
-        return re.search(rf"(?<![\w.]){leaf}[\s:=`'\"]{{1,4}}{re.escape(str(value))}(?![\w.])", question, re.I) is not None
-
-    def full_iteration_run(key: str, value: Any) -> bool:  # "I launch … with full-iteration graphs", in either spelling
-        return bool(_RUNS_FULL_ITERATION.search(question)) and (
-            (key == "model.cuda_graph_impl" and value in ("local", "full_iteration"))
-            or (key == "model.cuda_graph_scope" and value in (["full_iteration"], "full_iteration")))
-
-    return frozenset(k for k in config.values
-                     if (stated.has(k) and _same(config.get(k), stated.get(k))) or in_words(k, config.get(k))
-                     or full_iteration_run(k, config.get(k)))
-
-
-#: The question's user already runs full-iteration graphs ("I launch … with full-iteration graphs").
-_RUNS_FULL_ITERATION = re.compile(r"\bI(?:'m| am)?\s+(?:launch|run|train|use|running|training|launching)\w*\b[^.?!]{0,160}?"
-                                  r"\bwith\s+(?:the\s+)?full[- ]iteration\s+(?:CUDA[- ])?graphs?\b", re.I)
-
-
 def check_executes(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     name = spec.get("name") or "extracted config executes"
     if ctx.extraction.unsafe:

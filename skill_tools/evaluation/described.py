@@ -53,7 +53,7 @@ _CASE_LABEL = re.compile(r"(?:^|\n)\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\*\*|__)?[^(
 #: is what the condition means (an "unless you set: …" is an instruction, and stays one).
 _UNLESS_LIST = re.compile(r"\bunless\s+(?!you\b|we\b|i\b)[^:;.!?]{1,80}:\s*[^;.!?]{0,160}$", re.I)
 #: "... is only for drop-and-pad MoE (", "only supported with X (": the aside spells out a condition.
-_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|accepted|permitted|available|possible|meant)\s+|"
+_CONDITION = re.compile(r"\bonly\s+(?:(?:valid|legal|supported|works|allowed|accepted|permitted|available|possible|meant|exists?|appl(?:y|ies)|makes\s+sense)\s+|"
                         r"(?:allows?|permits?|accepts?|supports?|lets?)\s+[^().;]{1,40}?\s+)?(?:for|with|in|on|when|if(?!\s+you\s+(?:want|wish|need|prefer|would|'d)))\b"
                         r"[^().;]{0,60}$", re.I)
 

@@ -97,9 +97,9 @@ _FALLBACK_INTRO = re.compile(r"^\W*(?:if|when|should)\b[^,:]{3,120},\s*\w+[^:]*:
 
 
 def _lead(lines: list[str], fence_index: int) -> str:
-    """The last non-empty line of the two above a fence: the line that may introduce it."""
-    context = [ln for ln in lines[max(0, fence_index - 2):fence_index] if ln.strip()]
-    return context[-1].strip() if context else ""
+    """The last non-empty line of the two above a fence (that may introduce it), with the line it wraps."""
+    at = [i for i in range(max(0, fence_index - 2), fence_index) if lines[i].strip()]
+    return (wrapped_lead(lines[at[-1] - 1] if at[-1] else "", lines[at[-1]]) + " " + lines[at[-1]]).strip() if at else ""
 
 
 def _intro(lines: list[str], fence_index: int, body: str, section_era: str | None):

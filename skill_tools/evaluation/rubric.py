@@ -33,8 +33,8 @@ from skill_tools.evaluation.config_checks import (  # noqa: F401
     check_no_graph_config,
     check_validates,
     check_written_settings,
-    restated_keys,
 )
+from skill_tools.evaluation.stated_setup import restated_keys  # noqa: F401
 from skill_tools.evaluation.claims import check_claim_absent
 from skill_tools.evaluation.version_floors import check_version_floor
 from skill_tools.evaluation.timing_window import check_timing_window

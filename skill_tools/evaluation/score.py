@@ -26,7 +26,7 @@ from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, 
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import (AnswerContext, answer_errors, has_check, required_behavior, restated_keys,
                                           run_check)
-from skill_tools.evaluation.precedence import graphs_on
+from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, graphs_on
 from skill_tools.evaluation.restated_blocks import demote_restated, kept_keys
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
@@ -115,7 +115,8 @@ class Scorer:
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])
         question = str(task.data.get("question", ""))
-        restated = restated_keys(ex.config, self._stated(task, setup), question) | kept_keys(ex) if task.should_trigger else frozenset()
+        written = frozenset(k for b in ex.blocks if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg for k in b.cfg.values)
+        restated = restated_keys(ex.config, self._stated(task, setup), question, written) | kept_keys(ex) if task.should_trigger else frozenset()
         base = self._on_setup(ex.config, setup, outcome, removed)
         if outcome is not None and outcome.base is not None:
             ex.config = base  # checks read the config the user would run: the base with the answer's changes

@@ -206,3 +206,29 @@ def test_a_bare_args_file_key_another_section_owns_is_that_sections():
     assert cfg.get("inference.rl_persist_cuda_graphs") is True
     under = f"{F}yaml\nmodel:\n  rl_persist_cuda_graphs: true\n{F}\n"  # written under model: it stays there
     assert not extract_config(under).config.has("inference.rl_persist_cuda_graphs")
+
+
+def test_a_short_line_wrapped_from_a_longer_sentence_does_not_introduce_the_block():
+    text = ("On megatron-core 0.16.1 the per-layer coverage list is cuda_graph_scope. cuda_graph_modules only\n"
+            "arrives in 0.18, so don't copy it from newer examples.\n\n"
+            "    cfg.model.cuda_graph_impl = \"transformer_engine\"\n    cfg.model.cuda_graph_scope = [\"attn\"]\n")
+    assert _roles(text, "model.cuda_graph_scope") == ["suggested"]
+    label = "Don't copy this one:\n\n    cfg.model.cuda_graph_modules = [\"attn\"]\n"
+    assert _roles(label, "model.cuda_graph_modules") == ["counterexample"]
+
+
+def test_what_a_scope_only_exists_for_is_a_condition_in_an_aside():
+    text = ("The `moe` scope only exists for drop-and-pad MoE (capacity factor + "
+            "`moe_pad_expert_input_to_capacity=True`), where shapes are fixed.")
+    assert _roles(text, "model.moe_pad_expert_input_to_capacity") == ["described"]
+
+
+def test_a_question_that_lists_a_full_iteration_graph_in_the_setup_states_it():
+    from skill_tools.evaluation.stated_setup import lists_full_iteration
+
+    assert lists_full_iteration("64xB200 Bridge run, distributed optimizer, full-iteration CUDA graph, with "
+                                "overlap on. It fails after iteration 3.")
+    assert lists_full_iteration("I added optimizer_cuda_graph=True to my full-iteration CUDA graph run.")
+    assert not lists_full_iteration("Startup fails with 'full recompute is only supported with full iteration "
+                                    "CUDA graph.' How do I get both?")  # a quoted message, then a question
+    assert not lists_full_iteration("Should I switch to a full-iteration CUDA graph?")
