@@ -100,3 +100,8 @@ def defines_subject(aside: str, after: str) -> bool:
     aside = re.split(r"[.!?:]\s+", aside)[-1]  # the aside's own sentence
     return close >= 0 and "(" not in after[:close] and not _ASKS.search(aside) and \
         bool(_PREDICATE.match(after[close + 1:close + 60]))
+
+
+#: "you can use `[moe]` alone instead": a modal offer, then "instead" after the setting: an option, not the fix.
+_MODAL_USE = re.compile(r"\byou\s+(?:can|could|may|might)\s+(?:also\s+|just\s+)?(?:use|set|pick|go with|switch to)\s*[`'\"*]*$", re.I)
+_INSTEAD_AFTER = re.compile(r"^[\s`'\"*,]*(?:[\w-]+[\s*]+){0,2}?instead\b(?!\s+of)", re.I)

@@ -330,7 +330,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         if prev and not p.why and prev[1].why and re.fullmatch(r"[\s,;+&]*(?:and\s+|or\s+)?", text[prev[0]:m.start()]):
             p = prev[1]  # a later item of a list of settings has the polarity of the first
         prev = (m.end(), p)
-        before = (lead[-80:] + " " if lead and m.start() < 80 else "") + text[max(0, m.start() - 80):m.start()]
+        before = (lead[-80:] + " " if lead and m.start() < 80 else "") + text[max(0, m.start() - 160):m.start()]
         if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
             cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means
             yield Block("hydra", _DROPPAD_KEYS, ln, "prose", DESCRIBED, why=IF_CASE)

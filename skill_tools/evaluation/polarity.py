@@ -14,9 +14,9 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE, _MODULE_NEEDS,
-                                             _RECIPES_SET, _SCARE_QUOTED, _SEARCHED, _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS,
-                                             defines_subject)
+from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE,
+                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
+                                             _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (…)"): neither recommended nor rejected.
@@ -257,7 +257,8 @@ class LinePolarity:
         alt = _ALT.search(prefix[prefix.rfind(";") + 1:][-100:])  # a hedge does not reach past a ';'
         affirm = _AFFIRM.search(before)
         asked = affirm and not (alt and re.match(r"\s*(?:or\s*)?\(", alt.group(0)))
-        if _ALT.search(before) or (not asked and (alt or _OPENER.match(prefix))) or _EITHER_OR.search(prefix):
+        if _ALT.search(before) or (not asked and (alt or _OPENER.match(prefix))) or _EITHER_OR.search(prefix) or \
+                (_MODAL_USE.search(prefix) and _INSTEAD_AFTER.match(text[end:end + 40])):
             return Polarity(ALTERNATIVE, era, "offered as an alternative")
         if _MAYBE_FALLBACK.search(prefix) and _FALLBACK.search(prefix):
             return Polarity(ALTERNATIVE, era, "a fallback, if something goes wrong")

@@ -13,7 +13,7 @@ from skill_tools.evaluation.extract import extract_config
 from skill_tools.evaluation.restated_blocks import kept_keys
 from skill_tools.evaluation.timing_window import find_window
 
-from one_answer import score_one
+from one_answer import checks_of, score_one
 
 F = "```"
 
@@ -232,3 +232,24 @@ def test_a_question_that_lists_a_full_iteration_graph_in_the_setup_states_it():
     assert not lists_full_iteration("Startup fails with 'full recompute is only supported with full iteration "
                                     "CUDA graph.' How do I get both?")  # a quoted message, then a question
     assert not lists_full_iteration("Should I switch to a full-iteration CUDA graph?")
+
+
+def test_you_can_use_x_instead_offers_an_option_and_use_x_instead_asks_for_it():
+    key = "model.cuda_graph_modules"
+    assert _roles("You can use `cuda_graph_modules: [moe]` alone instead.", key) == ["alternative"]
+    assert _roles("Use `cuda_graph_modules: [moe]` instead.", key) == ["suggested"]
+    assert _roles("You can use `cuda_graph_modules: [moe]` instead of the scope list.", key) == ["suggested"]
+
+
+def test_a_drop_and_pad_items_option_is_judged_with_its_case():
+    answer = ("Validator findings: `moe` and `moe_router` can't be combined; TE's RNG tracker is off; "
+              "`cuda_graph_scope` is the deprecated key on 0.19.\n\n"
+              f"{F}console\n$ skill-tools validate cg.yaml --mcore-version 0.19.2\n{F}\n\n"
+              f"- **Dropless** (the usual case):\n\n{F}yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n"
+              "  cuda_graph_scope: null\n  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\n"
+              f"rng:\n  te_rng_tracker: true\n{F}\n\n"
+              "- **Drop-and-pad** (`moe_expert_capacity_factor` set and `moe_pad_expert_input_to_capacity: true`): "
+              "you can use `cuda_graph_modules: [moe]` *alone* instead.\n")
+    row = score_one("run-helper-validate", answer)
+    assert not any("moe-scope-needs-drop-pad" in f for f in row["fatal"]), row["fatal"]
+    assert any(c["score"] == 1.0 for c in checks_of(row, "options")), checks_of(row, "options")  # the option was judged
