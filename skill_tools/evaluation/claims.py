@@ -79,8 +79,13 @@ def _negated(ctx: AnswerContext, p: int, obj: str, lo: int, hi: int) -> bool:
     after = _negation(ctx, p + len(obj), min(hi, p + len(obj) + _AFTER))
     if after and re.fullmatch(r"[^,;:.!?]{0,40}?[\s`'\"*]*[,—–][\s]*", ctx.norm[p + len(obj):after.start()]):
         after = None  # "bounded by the PP depth, not by GBS", "half the NIC bandwidth, not the line rate": a contrast
-    before = _negation(ctx, max(lo, p - _BEFORE), p)
+    before = _negation(ctx, max(lo, p - _BEFORE), p) or _BEYOND.search(ctx.norm, max(lo, p - 40), p)
     return bool(after or before) or ctx.polarity(p, len(obj)).role == REJECTED
+
+
+#: Right before an object, a comparison that makes it a threshold the subject exceeds ("log-prob
+#: differences far above bf16 noise"): the subject is not that object.
+_BEYOND = re.compile(r"(?<!\w)(?:above|beyond|over|exceed\w*|outside|(?:more|larger|bigger|greater) than)(?:\W+[\w-]+){0,2}\W*$")
 
 
 def _words(ctx: AnswerContext, names: list[str]) -> list[tuple[int, str]]:

@@ -13,7 +13,8 @@ from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, Block
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED
 
 #: A label over a list of what not to do ("DON'T", "**Avoid:**", "## Pitfalls"), and the lines of that list.
-DONT_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?\s*(?:don'?ts?|do not|avoid|never|pitfalls|anti-?patterns|"
+DONT_LABEL = re.compile(r"^\s{0,3}(?:#{1,6}\s+|\*{1,3}\s+)?(?:\*\*|__)?\s*(?:don'?ts?|do not|avoid|never|pitfalls|anti-?patterns|"
+                         r"non-?fix(?:es)?|not (?:a )?fix(?:es)?|(?:what|things that) (?:won'?t|doesn'?t|does not|will not) (?:help|fix it)|"
                          r"what not to do|not this|mistakes to avoid|what (?:i|we|you)(?:'d| would| should)? (?:not do|avoid)|"
                          r"what (?:i|we) wouldn'?t do|(?:things|options|approaches) to avoid|not recommended|rejected options?)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*$", re.I)
 ITEM_OR_MORE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s|^\s{2,}\S")

@@ -253,3 +253,18 @@ def test_a_drop_and_pad_items_option_is_judged_with_its_case():
     row = score_one("run-helper-validate", answer)
     assert not any("moe-scope-needs-drop-pad" in f for f in row["fatal"]), row["fatal"]
     assert any(c["score"] == 1.0 for c in checks_of(row, "options")), checks_of(row, "options")  # the option was judged
+
+
+def test_an_object_the_subject_exceeds_is_not_claimed_of_it():
+    ok = ("Real bugs, report them:\n- a mismatch at the *first* generated token, or log-prob differences far above "
+          "bf16 noise\n- graphed differing from graphed across repeated runs\n")
+    row = score_one("inference-parity-padded-shapes", ok)
+    assert not any("dismissed as noise" in f for f in row["fatal"]), row["fatal"]
+    bad = "A mismatch at the first generated token is just bf16 noise; ignore it.\n"
+    row = score_one("inference-parity-padded-shapes", bad)
+    assert any("dismissed as noise" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_an_org_heading_of_non_fixes_rejects_its_items():
+    text = ("* Non-fixes\n- switching to `inference_cuda_graph_scope=\"layer\"`: replays the same buckets\n")
+    assert _roles(text, "model.inference_cuda_graph_scope") == ["counterexample"]
