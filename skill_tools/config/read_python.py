@@ -9,6 +9,8 @@ import re
 from typing import Any, Iterable
 
 from skill_tools.config import limits, pysource
+from skill_tools.config.python_literals import attr_chain, literal
+from skill_tools.config.python_literals import constants as _constants
 from skill_tools.config.model import SECTIONS, CanonicalConfig, Location
 from skill_tools.errors import InputError
 
@@ -86,20 +88,6 @@ def _else_shadowed(tree: ast.AST) -> set[int]:
         out |= {id(a) for n in node.orelse for a in ast.walk(n)
                 if isinstance(a, ast.Assign) and any(ast.unparse(t) in body for t in a.targets)}
     return out
-
-
-def _constants(tree: ast.AST) -> dict[str, Any]:
-    """Module-level names bound once to a literal (``KEY = "cuda_graph_modules"``, ``OVERRIDES = {…}``)."""
-    seen: dict[str, int] = {}
-    out: dict[str, Any] = {}
-    for node in getattr(tree, "body", []):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            seen[name] = seen.get(name, 0) + 1
-            ok, value = literal(node.value)
-            if ok:
-                out[name] = value
-    return {k: v for k, v in out.items() if seen[k] == 1}
 
 
 def _setattr_to(cfg: CanonicalConfig, target: ast.AST, name: Any, value: Any, source: str, line: int | None,
@@ -205,17 +193,6 @@ def _pairs(target: ast.AST, value: ast.AST) -> Iterable[tuple[ast.AST, ast.AST]]
         yield target, value.elts[0]  # type: ignore[attr-defined]
     else:
         yield target, value
-
-
-def attr_chain(node: ast.AST) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return parts[::-1]
-    return None
 
 
 def _subscript_chain(node: ast.AST) -> list[str] | None:
@@ -349,38 +326,3 @@ def _keyword_literals(call: ast.Call, consts: dict[str, Any] | None) -> list[tup
         if kw.arg is not None and ok:
             out.append((kw.arg, v, kw.value.lineno))
     return out
-
-
-def literal(node: ast.AST, names: dict[str, Any] | None = None) -> tuple[bool, Any]:
-    """Literal value of an expression; enum attributes (``CudaGraphScope.attn``) read as names, and
-    a name bound once at module level to a literal (``names``, :func:`_constants`) as its value."""
-    if isinstance(node, ast.Name) and names and node.id in names:
-        return True, names[node.id]
-    if isinstance(node, ast.Attribute):
-        chain = attr_chain(node)
-        return (True, chain[-1]) if chain and len(chain) >= 2 else (False, None)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
-            and len(node.args) == 1 and not node.keywords:  # list(GRAPH_MODULES): a copy of a literal list
-        ok, v = literal(node.args[0], names)
-        return (True, list(v)) if ok and isinstance(v, (list, tuple)) else (False, None)
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        out = []
-        for elt in node.elts:
-            ok, v = literal(elt, names)
-            if not ok:
-                return False, None
-            out.append(v)
-        return True, out
-    if isinstance(node, ast.Dict):
-        out_d = {}
-        for k, v in zip(node.keys, node.values):
-            ok_k, kv = literal(k, names) if k is not None else (False, None)
-            ok_v, vv = literal(v, names)
-            if not (ok_k and ok_v) or isinstance(kv, (list, dict, set)):
-                return False, None  # {[1]: 2} is no literal Python accepts (an unhashable key)
-            out_d[kv] = vv
-        return True, out_d
-    try:
-        return True, ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None

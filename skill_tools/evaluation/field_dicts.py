@@ -19,7 +19,7 @@ import re
 from typing import Any, Iterator
 
 from skill_tools.config import pysource
-from skill_tools.config.read_python import _constants, literal
+from skill_tools.config.python_literals import constants as _constants, literal
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, Block
 from skill_tools.evaluation.overrides_dict import render
 

@@ -268,3 +268,20 @@ def test_an_object_the_subject_exceeds_is_not_claimed_of_it():
 def test_an_org_heading_of_non_fixes_rejects_its_items():
     text = ("* Non-fixes\n- switching to `inference_cuda_graph_scope=\"layer\"`: replays the same buckets\n")
     assert _roles(text, "model.inference_cuda_graph_scope") == ["counterexample"]
+
+
+def test_a_functions_local_list_and_a_parameters_default_are_the_values_it_writes():
+    from skill_tools.config.read_python import read_python
+
+    src = ("def apply(cfg, modules=(\"attn\", \"moe_router\"), warmup=3):\n"
+           "    keep = [\"moe_router\", \"moe_preprocess\"]\n"
+           "    cfg.model.cuda_graph_modules = list(keep)\n"
+           "    cfg.model.cuda_graph_scope = list(modules)\n"
+           "    cfg.model.cuda_graph_warmup_steps = warmup\n")
+    values = read_python(src, "x").values
+    assert values["model.cuda_graph_modules"] == ["moe_router", "moe_preprocess"]
+    assert values["model.cuda_graph_scope"] == ["attn", "moe_router"] and values["model.cuda_graph_warmup_steps"] == 3
+    changed = src.replace("    cfg.model.cuda_graph_modules", "    keep.append(\"attn\")\n    cfg.model.cuda_graph_modules")
+    assert "model.cuda_graph_modules" not in read_python(changed, "x").values  # changed in place: not known here
+    no_default = "def apply(cfg, modules):\n    cfg.model.cuda_graph_modules = list(modules)\n"
+    assert "model.cuda_graph_modules" not in read_python(no_default, "x").values

@@ -115,7 +115,7 @@ def test_variables_named_for_each_era_are_read_one_era_each():
 
 def test_the_users_full_iteration_run_quoted_back_is_not_the_answers_instruction():
     from skill_tools.config.model import CanonicalConfig
-    from skill_tools.evaluation.config_checks import restated_keys
+    from skill_tools.evaluation.stated_setup import restated_keys
 
     cfg = CanonicalConfig.from_nested({"model": {"cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"],
                                                  "cuda_graph_warmup_steps": 3}})
