@@ -61,15 +61,17 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
     """(offset of the first config line, its text, whether its label offers it as another way) of
     each run of comment lines that spell out a config under a label saying it is the result ("#
     resulting keys:" over "#   ddp.x: false", a shell edit script's summary of what its edits leave)
-    or what to use ("# in Bridge you can instead use:"). Trailing comments are dropped."""
+    or what to use ("# in Bridge you can instead use:"), or under any heading boxed between "# ----"
+    rules ("# For the Megatron-FSDP colleague:"), which offers it. Trailing comments are dropped."""
     lines = body.split("\n")
     n = 0
     while n < len(lines):
         m = re.match(r"^\s*#+\s?(.*)$", lines[n])
         boxed = n > 0 and bool(_RULE.match(lines[n - 1]))  # "# ----" over "# Megatron-FSDP variant (…)": a heading
-        if not (m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")) and not _NOT_RESULT.search(m.group(1))):
+        result = bool(m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")))
+        if not (m and (result or (boxed and _prose(lines[n]))) and not _NOT_RESULT.search(m.group(1))):
             n += 1
-            continue
+            continue  # (any boxed heading with a commented config in its box offers that config: "# For the FSDP run:")
         found, k = [], n + 1
         prose = 0  # "# same class of bug, …": a line or two of the label's own explanation (a boxed heading's whole box)
         while k < len(lines):  # "# ----", an empty comment line or that explanation, before the config
@@ -92,7 +94,7 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
             found.append(item.group(1) + text)  # a YAML section keeps its indentation
             k += 1
         if found and any(_CONFIG_LINE.match(f.strip()) for f in found):
-            yield n + 1, textwrap.dedent("\n".join(found)), bool(_OFFERED.search(m.group(1)))
+            yield n + 1, textwrap.dedent("\n".join(found)), bool(_OFFERED.search(m.group(1))) or not result
         n = max(k, n + 1)
 
 
@@ -103,9 +105,12 @@ def commented_config_line(line: str) -> bool:
 
 
 def _prose(line: str) -> bool:
-    """A comment line of prose: neither a config line nor a section header."""
+    """A comment line of prose: neither a config line nor a section header ("# enabled: it is what lets
+    …" has a sentence after its colon)."""
     m = _COMMENT_TEXT.match(line)
-    return bool(m and m.group(1) and not (_CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1))))
+    text = m.group(1) if m else ""
+    return bool(text) and not (_CONFIG_LINE.match(text) or _SECTION.match(text) or
+                               (_NESTED.match(text) and len(text.split(":", 1)[1].split()) < 4))
 
 
 def _explains(line: str, below: list[str]) -> bool:

@@ -285,3 +285,15 @@ def test_a_functions_local_list_and_a_parameters_default_are_the_values_it_write
     assert "model.cuda_graph_modules" not in read_python(changed, "x").values  # changed in place: not known here
     no_default = "def apply(cfg, modules):\n    cfg.model.cuda_graph_modules = list(modules)\n"
     assert "model.cuda_graph_modules" not in read_python(no_default, "x").values
+
+
+def test_any_boxed_heading_over_a_commented_config_offers_it():
+    text = BOXED.replace("# Megatron-FSDP variant (the colleague's wait_bucket_ready failure)",
+                         "# For the Megatron-FSDP colleague (failure in wait_bucket_ready):").replace(
+        "# in graph mode so it keeps its references stable across replays.",
+        "# enabled: it is what lets wait_bucket_ready find the bucket already gathered.")
+    ex = extract_config(text)
+    assert not ex.config.has("ddp.use_megatron_fsdp")
+    assert any(alt.get("ddp.megatron_fsdp_cuda_graph_mode") is True for alt in ex.alternatives)
+    before = BOXED.replace("# Megatron-FSDP variant (the colleague's wait_bucket_ready failure)", "# Old setup, before the fix:")
+    assert not extract_config(before).alternatives  # a box that holds the old config offers nothing
