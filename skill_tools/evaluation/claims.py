@@ -182,6 +182,12 @@ def _with_pronouns(joined: str, subjects: list[tuple[int, str]]) -> list[tuple[i
     return sorted(set(out))
 
 
+#: A purpose that names the object before the subject it asks for: "For comparing against your
+#: hardware (…), use algbw", "to judge the fabric, read algbw" (the subject follows right after).
+_PURPOSE = re.compile(r"(?<!\w)(?:for|to|when)\s+(?:compar\w*|judg\w*|check\w*|measur\w*)\b[^.;!?]{0,160}?"
+                      r"\b(?:use|take|read|look at|go by|rely on)\s+(?:the\s+)?[`'\"*]*$")
+
+
 def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str] | None:
     """(position, subject, object) of the first clause that binds a subject to an object. With
     ``negative`` the objects are denials ("not needed", "can stay unset"): the negations they carry are
@@ -212,6 +218,10 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "if padding is turned off, MCore asserts …" supposes; it claims nothing
         if _sentence_names(joined, pos, spec.get("unless_in_sentence")):
             continue  # "the local check is gone in 0.19": the sentence is about another subject
+        lead = _PURPOSE.search(norm, max(lo, pos - 200), pos)  # "For comparing against your hardware (…), use algbw"
+        ahead = [(p, o) for p, o in objects if lead and lead.start() <= p < pos and not _negated(ctx, p, o, lo, hi)]
+        if ahead and not negative and not any(lead.start() <= p < pos for p in r_at):
+            return pos, subj, ahead[0][1]
         near = [(p - end, p, o, True) for p, o in _within(objects, o_at, end, hi)]
         near += [(p - end, p, r, False) for p, r in _within(rivals, r_at, end, hi)]
         if negative:  # the objects are themselves denials ("not needed"): the nearest one binds

@@ -297,3 +297,14 @@ def test_any_boxed_heading_over_a_commented_config_offers_it():
     assert any(alt.get("ddp.megatron_fsdp_cuda_graph_mode") is True for alt in ex.alternatives)
     before = BOXED.replace("# Megatron-FSDP variant (the colleague's wait_bucket_ready failure)", "# Old setup, before the fix:")
     assert not extract_config(before).alternatives  # a box that holds the old config offers nothing
+
+
+def test_a_purpose_that_names_the_object_before_the_subject_binds_them():
+    bad = ("Run all_reduce_perf. For comparing against your hardware (NIC line rate x NICs per node), use algbw "
+           "on the large-message rows.\n")
+    row = score_one("neg-nccl-bandwidth", bad)
+    assert any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    good = ("Run all_reduce_perf. For comparing against your hardware, use busbw; algbw depends on the rank "
+            "count.\n")
+    row = score_one("neg-nccl-bandwidth", good)
+    assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
