@@ -77,8 +77,9 @@ def _negation(ctx: AnswerContext, lo: int, hi: int) -> re.Match | None:
 def _negated(ctx: AnswerContext, p: int, obj: str, lo: int, hi: int) -> bool:
     """Whether the clause negates or the answer rejects the object mention at ``p``."""
     after = _negation(ctx, p + len(obj), min(hi, p + len(obj) + _AFTER))
-    if after and re.fullmatch(r"[^,;:.!?]{0,40}?[\s`'\"*]*[,—–][\s]*", ctx.norm[p + len(obj):after.start()]):
-        after = None  # "bounded by the PP depth, not by GBS", "half the NIC bandwidth, not the line rate": a contrast
+    between = ctx.norm[p + len(obj):after.start()] if after else ""
+    if after and (re.fullmatch(r"[^,;:.!?]{0,40}?[\s`'\"*]*[,—–][\s]*", between) or re.search(r"[,;]\s*(?:and|so|while)\s", between)):
+        after = None  # "bounded by the PP depth, not by GBS": a contrast; "any GPU, and on cards without …": another clause
     before = _negation(ctx, max(lo, p - _BEFORE), p) or _BEYOND.search(ctx.norm, max(lo, p - 40), p)
     return bool(after or before) or ctx.polarity(p, len(obj)).role == REJECTED
 

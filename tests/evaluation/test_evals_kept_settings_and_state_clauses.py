@@ -308,3 +308,13 @@ def test_a_purpose_that_names_the_object_before_the_subject_binds_them():
             "count.\n")
     row = score_one("neg-nccl-bandwidth", good)
     assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_a_negation_in_the_next_conjunct_leaves_the_object_bound():
+    bad = ("Mixed precision: just use `bf16=True`. It works on any CUDA GPU, and on cards without native bf16 "
+           "support (T4, V100) PyTorch emulates it.\n")
+    row = score_one("neg-hf-gradient-checkpointing", bad)
+    assert any("pre-Ampere" in f for f in row["fatal"]), row["fatal"]
+    good = "Mixed precision: `bf16=True` needs an Ampere or newer GPU; on a T4 or V100 use `fp16=True`.\n"
+    row = score_one("neg-hf-gradient-checkpointing", good)
+    assert not any("pre-Ampere" in f for f in row["fatal"]), row["fatal"]
