@@ -73,6 +73,7 @@ def rule_keys() -> dict[str, str]:
 
 
 _ARGV_KEYS = frozenset({"command", "args", "argv", "cmd", "entrypoint", "script_args"})
+_MAX_WALK = 2000
 #: A list named for a command line (``megatron_lm_flags``, ``extra_args``, ``cli_flags``) — read as one
 #: when it holds ``--flags``.
 _ARGV_NAME = re.compile(r"^(?:flags|\w+_(?:args|argv|flags|cmd|command))$")
@@ -80,7 +81,6 @@ _ARGV_NAME = re.compile(r"^(?:flags|\w+_(?:args|argv|flags|cmd|command))$")
 
 def argv_key(name: str) -> bool:
     return name in _ARGV_KEYS or bool(_ARGV_NAME.match(name))
-_MAX_WALK = 2000
 
 
 def _launcher_parts(value: Any, out: CanonicalConfig, source: str) -> None:
