@@ -103,5 +103,6 @@ def defines_subject(aside: str, after: str) -> bool:
 
 
 #: "you can use `[moe]` alone instead": a modal offer, then "instead" after the setting: an option, not the fix.
-_MODAL_USE = re.compile(r"\byou\s+(?:can|could|may|might)\s+(?:also\s+|just\s+)?(?:use|set|pick|go with|switch to)\s*[`'\"*]*$", re.I)
+_MODAL_USE = re.compile(r"\b(?:you\s+(?:can|could|may|might)|(?:can|could|may|might)\s+you)\s+(?:also\s+|just\s+)?"
+                        r"(?:use|set|pick|go with|switch to)\s*[`'\"*]*$", re.I)  # ("Only if …, can you use X instead")
 _INSTEAD_AFTER = re.compile(r"^[\s`'\"*,]*(?:[\w-]+[\s*]+){0,2}?instead\b(?!\s+of)", re.I)

@@ -318,3 +318,10 @@ def test_a_negation_in_the_next_conjunct_leaves_the_object_bound():
     good = "Mixed precision: `bf16=True` needs an Ampere or newer GPU; on a T4 or V100 use `fp16=True`.\n"
     row = score_one("neg-hf-gradient-checkpointing", good)
     assert not any("pre-Ampere" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_only_if_can_you_use_x_instead_offers_x_for_that_case():
+    key = "model.cuda_graph_modules"
+    text = ("Only if your MoE is drop-and-pad (`moe_expert_capacity_factor` set **and** "
+            "`moe_pad_expert_input_to_capacity: true`) can you use `cuda_graph_modules: [moe]` instead.")
+    assert _roles(text, key) == ["alternative"]
