@@ -96,6 +96,11 @@ _BAD_CELL = re.compile(r"(?:the\s+)?(?:cause|root cause|culprit|problem|broken|b
                        r"invalid|rejected)|[🔴❌✗✘⛔🚫]", re.I)
 
 
+#: The first column of a table whose rows are the runs of an experiment ("| Run | change | if clean… |"
+#: — a numbered "#" column lists findings or steps as often): each row is one run, offered beside the others.
+_RUN_COLUMN = re.compile(r"runs?|arms?|variants?|experiments?|exp\.?|trials?")
+
+
 def _unemphasised(cell: str) -> str:
     m = re.fullmatch(r"(\*{1,2}|_{1,2})(\S(?:.*\S)?)\1", cell.strip())
     return m.group(2) if m else cell
@@ -110,6 +115,7 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
     if cols and intro.rstrip().endswith(":") and REJECTING_INTRO.search(intro.replace("*", "").replace("_", " ")):
         cols[0] = Polarity(REJECTED, cols[0].era, "the table's introduction rejects its rows")  # "What does not work:"
     keyed = {j: _header_key(h, section_era) for j, h in enumerate(header) if j and _header_key(h, section_era)}
+    runs = bool(header) and bool(_RUN_COLUMN.fullmatch(header[0].strip(" *_`").lower()))
     out: list[TableCell] = []
     i = start + 2
     first_row = True
@@ -123,6 +129,9 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
             cols_here = [Polarity(c.role, row_era, c.why) for c in cols]
         else:
             cols_here = cols
+        if runs and row and len(row[0].strip(" *_`")) <= 8:  # | C | `overlap_…=False` | …: one run of an experiment
+            cols_here = [c if c.role == REJECTED else Polarity(ALTERNATIVE, c.era, "a run of an experiment table")
+                         for c in cols_here]
         if keyed:  # | step | `cfg.model.cuda_graph_modules` | note |: each row one value of that key
             bad = any(_BAD_CELL.fullmatch(c.strip(" *_`")) for c in row)  # | 0.19 | `local` | ❌ |: a refused value
             for j, key in keyed.items():

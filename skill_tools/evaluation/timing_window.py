@@ -9,7 +9,7 @@ Writers say this in many ways; this check reads the ways that carry their own ev
 timing sentence that names a window starting at the first iterations:
 
 - a range of iterations or steps that starts at or before the capture step ("iterations 1–50",
-  "steps 0..20");
+  "steps 0..20", "iterations 4-N" with the default warm-up of 3);
 - "the first N iterations" or "the first iteration" (not "the first 3 iterations are eager warm-up",
   which says what they are);
 - the capture iteration itself ("iteration 4" with the default warm-up of 3, "the capture step");
@@ -58,7 +58,8 @@ _EXCLUDES = re.compile(r"(?<![a-z])(?:exclud\w*|skip\w*|drop\w*|discard\w*|ignor
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
 #: On normalised text, where "1-50" reads "1 50".
-_RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*(\d{1,5})(?![\d%]|\.\d)")  # "1-10." ends a sentence
+_RANGE = re.compile(r"(?<![a-z])(?:iterations?|iters?|steps?)\s+(\d{1,4})\s*(?:–|—|to|through|\.\.|\s)\s*"
+                    r"(\d{1,5}|n|\$\w+|the end|end)(?![\d%\w]|\.\d)")  # "1-10." ends a sentence; "4-N", "4 to the end": open
 _FIRST_N = re.compile(r"(?<![a-z])(?:the\s+)?first\s+(\d{1,4}|" + "|".join(_NUMBER_WORDS) +
                       r")\s+(?:\w+\s+)?(?:iterations|iters|steps)")
 _FIRST = re.compile(r"(?<![a-z])(?:the\s+)?(?:very\s+)?first\s+(?:\(?\w+\)?\s+)?(?:iteration|iter|step)(?![a-z])")  # "first (capture) iteration"
@@ -109,7 +110,8 @@ def _warmup(ctx: AnswerContext) -> int:
 def _window(sentence: str, capture_at: int) -> str | None:
     """The window a timing sentence names that contains warm-up or capture, else None."""
     for m in _RANGE.finditer(sentence):
-        if int(m.group(1)) <= capture_at < int(m.group(2)) or int(m.group(1)) <= 1 < int(m.group(2)):
+        last = int(m.group(2)) if m.group(2).isdigit() else 10 ** 6
+        if int(m.group(1)) <= capture_at < last or int(m.group(1)) <= 1 < last:
             return m.group()
     m = _FIRST_N.search(sentence)
     if m and not _IS_WARMUP.match(sentence, m.end()):

@@ -325,3 +325,22 @@ def test_only_if_can_you_use_x_instead_offers_x_for_that_case():
     text = ("Only if your MoE is drop-and-pad (`moe_expert_capacity_factor` set **and** "
             "`moe_pad_expert_input_to_capacity: true`) can you use `cuda_graph_modules: [moe]` instead.")
     assert _roles(text, key) == ["alternative"]
+
+
+def test_each_row_of_a_run_table_is_an_option_not_the_fix():
+    text = ("| Run | change | if clean… |\n|---|---|---|\n"
+            "| C | `overlap_moe_expert_parallel_comm=False` | EP overlap × partial graphs |\n"
+            "| D | `cuda_graph_modules=[\"attn\", \"moe\"]` | boundary issue |\n")
+    ex = extract_config(text)
+    assert not ex.config.has("model.cuda_graph_modules") and not ex.config.has("model.overlap_moe_expert_parallel_comm")
+    assert [a.get("model.cuda_graph_modules") for a in ex.alternatives if a.has("model.cuda_graph_modules")] == [["attn", "moe"]]
+    findings = text.replace("| Run | change | if clean… |", "| # | finding | why |")
+    assert extract_config(findings).config.has("model.cuda_graph_modules")  # a numbered list of findings is not runs
+
+
+def test_a_range_to_an_open_end_that_starts_at_the_capture_step_is_a_window():
+    def window(text):
+        return find_window(AnswerContext(text, extract_config(text), None))
+
+    assert window("# With cuda_graph_warmup_steps=3 average iterations 4-N of both logs.\n") is not None
+    assert window("# With cuda_graph_warmup_steps=3 average iterations 10-N of both logs.\n") is None
