@@ -73,6 +73,9 @@ CASES = [
      "Log with TORCH_LOGS=recompiles, then stop the shape guessing:\n```python\n"
      "torch._dynamo.config.automatic_dynamic_shapes = False\nmodel = torch.compile(model)\n```",
      "Log with TORCH_LOGS=recompiles, then:\n```python\ntorch._dynamo.mark_dynamic(x, 1)\nmodel = torch.compile(model)\n```"),
+    ("neg-torch-compile-tuning", "compile-unknown-keyword",
+     "Tell the compiler shapes vary:\n```python\nmodel = torch.compile(model, mode=\"default\", dynamic_shapes=True)\n```",
+     "Tell the compiler shapes vary:\n```python\nmodel = torch.compile(model, mode=\"default\", dynamic=True)\n```"),
     ("neg-triton-kernel", "triton-jit-outside-autotune",
      "```python\n@triton.jit\n@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n_cols'])\n"
      "def k(x, n_cols, BLOCK_SIZE: tl.constexpr):\n    pass\n```",
