@@ -211,8 +211,9 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
             continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
-        if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or re.match(r"\s*(?:[×·/]|\*(?!\*)|\*\*\s*\d)", norm[end:end + 4]):
-            continue  # "busbw = algbw * 2(n-1)/n": a term of a formula (not "**algbw**", bold), not a subject
+        if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or (
+                re.match(r"\s*(?:[×·/]|\*(?!\*)|\*\*\s*\d)", norm[end:end + 4]) and norm[pos - 1:pos] != "*"):
+            continue  # "busbw = algbw * 2(n-1)/n": a term of a formula (not "**algbw**" or "*algbw*", emphasis), not a subject
         if graphed and _EAGER_BEFORE.search(norm[max(lo, pos - 40):pos]):
             continue  # "| `transformer_engine` | eager decode |": the subject run without graphs
         if _IF.search(norm, max(lo, pos - 40), pos):

@@ -344,3 +344,12 @@ def test_a_range_to_an_open_end_that_starts_at_the_capture_step_is_a_window():
 
     assert window("# With cuda_graph_warmup_steps=3 average iterations 4-N of both logs.\n") is not None
     assert window("# With cuda_graph_warmup_steps=3 average iterations 10-N of both logs.\n") is None
+
+
+def test_an_emphasised_subject_is_no_term_of_a_formula():
+    bad = "# Compare the *algbw* column of the large sizes (1G-8G) against the link speed.\n"
+    row = score_one("neg-nccl-bandwidth", "Run all_reduce_perf.\n\n```bash\n" + bad + "```\n")
+    assert any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    formula = "busbw = algbw * 2(n-1)/n, which is what you compare against the link speed.\n"
+    row = score_one("neg-nccl-bandwidth", formula)
+    assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
