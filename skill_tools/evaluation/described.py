@@ -106,3 +106,9 @@ def defines_subject(aside: str, after: str) -> bool:
 _MODAL_USE = re.compile(r"\b(?:you\s+(?:can|could|may|might)|(?:can|could|may|might)\s+you)\s+(?:also\s+|just\s+)?"
                         r"(?:use|set|pick|go with|switch to)\s*[`'\"*]*$", re.I)  # ("Only if …, can you use X instead")
 _INSTEAD_AFTER = re.compile(r"^[\s`'\"*,]*(?:[\w-]+[\s*]+){0,2}?instead\b(?!\s+of)", re.I)
+
+#: In a block's introduction, a prohibition with its own action, a sentence of its own ("Don't hardcode."), or a
+#: "Don't let X happen:" whose colon introduces how: neither rejects the block.
+_OWN_PROHIBITION = re.compile(r"(?:^|(?<=[.;!?]\s))\W*(?:don'?t|do not|never|avoid)\s+(?!(?:use|run|copy|do|try|write|apply|paste|follow|"
+                              r"this|these|that|it|the following)\b)[a-z][\w-]*[^.;:!?]*[.;!?](?=\s|$)|"
+                              r"^\W*(?:don'?t|do not|never)\s+(?:let|allow)\b[^.;:!?]*(?=:)", re.I)  # "Don't let X happen:" then how

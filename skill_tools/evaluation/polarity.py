@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE,
-                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
+                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
                                              _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -340,9 +340,7 @@ _INTRO_REJECT = re.compile(r"\b(?:before(?=\s*(?:[:(\[—–-]|the (?:fix|change
 _INTRO_AFFIRM = re.compile(r"\b(?:after|fixed|fix|corrected|correct|recommended|should be|becomes|new|use|set|keep the rest|so|switch to|"
                            r"try|start with|here is|here's|working|enable|turn on|apply|change (?:it )?to|"
                            r"replace (?:it|them|this) with|instead|adds?|alongside|next to the old|leav(?:e|ing) the old \w+ in)\b", re.I)
-_ASIDE = re.compile(r"\([^()]*\)")  # below: a prohibition with its own action, a sentence of its own ("don't hardcode.")
-_OWN_PROHIBITION = re.compile(r"(?:^|(?<=[.;!?]\s))\W*(?:don'?t|do not|never|avoid)\s+(?!(?:use|run|copy|do|try|write|apply|paste|follow|"
-                              r"this|these|that|it|the following)\b)[a-z][\w-]*[^.;:!?]*[.;!?](?=\s|$)", re.I)
+_ASIDE = re.compile(r"\([^()]*\)")
 _DO = re.compile(r"\s*(?:then\s+)?(?:create|run|build|wrap|use|set|add|put|move|start|launch|call)\b", re.I)  # what to do
 _SUBORDINATE = re.compile(r"\b(?:instead of|rather than|unlike|in place of|replacing)\b[^,:;]*[,;]?|"  # or a clause on a noun
                           r"(?<=\w)\s+(?:that|which|who)\s+(?:don'?t|do not|doesn'?t|does not|never|won'?t|can'?t|cannot)\b[^,:;]*", re.I)

@@ -153,6 +153,12 @@ CASES += [
     ("capture-fails-stale-stream", "stale-stream-fresh-stream",
      "Build DDP on its own side stream:\n\n```python\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n"
      "    model = build_model()\n```\n", STALE_OK),
+    ("capture-fails-stale-stream", "stale-stream-no-warmup",
+     "Run no eager step before capture:\n\n    --cuda-graph-warmup-steps 0\n\n"
+     "Then the first backward already runs on the capture stream.\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),
+    ("capture-fails-stale-stream", "stale-stream-nccl-env",
+     "NCCL's recordStream keeps the grads on the default stream. Export this before the launch:\n\n"
+     "```bash\nexport TORCH_NCCL_AVOID_RECORD_STREAMS=1\n```\n", STALE_OK),
     ("capture-fails-stale-stream", "stale-stream-more-warmup",
      "Lazy set-up runs during capture. Give it more eager steps first:\n\n```python\n"
      "cfg.model.cuda_graph_warmup_steps = 10\n```\n", STALE_OK + "\nKeep `cuda_graph_warmup_steps=3`.\n"),

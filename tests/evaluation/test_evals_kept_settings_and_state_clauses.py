@@ -353,3 +353,9 @@ def test_an_emphasised_subject_is_no_term_of_a_formula():
     formula = "busbw = algbw * 2(n-1)/n, which is what you compare against the link speed.\n"
     row = score_one("neg-nccl-bandwidth", formula)
     assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_dont_let_x_happen_then_a_colon_introduces_the_remedy():
+    key = "model.cuda_graph_warmup_steps"
+    assert _roles("Don't let any eager backward run before capture:\n\n    --cuda-graph-warmup-steps 0\n", key) == ["suggested"]
+    assert _roles("Don't use this:\n\n    --cuda-graph-warmup-steps 0\n", key) == ["counterexample"]
