@@ -337,14 +337,14 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         for block in _inline_code(placed_by_owner(m.group(1), text[max(0, m.start() - 60):m.start()]), ln, p.role):
             block.era, block.why = p.era, p.why
             yield block
+    quoted = [q.span() for q in re.finditer(r"`+([^`\n]*\s[^`\n]*\s[^`\n]*)`+", text)]  # `x must be disabled when …`
     for m in _PROSE_TO.finditer(text):
         key, value = m.group(1), m.group(2) or m.group(3)
-        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key) or _FILE_KEY.search(key):
+        if value.lower() in _NOT_VALUES or (not key.isupper() and "_" not in key and "." not in key) or _FILE_KEY.search(key) or \
+                any(a < m.start() < b for a, b in quoted) or _RENAMED.search(text[max(0, m.start() - 40):m.start()]) or \
+                _KEY_NAME.match(value.strip("`'\"")):  # a quoted message; "rename cuda_graph_scope to cuda_graph_modules"
             continue
-        if _RENAMED.search(text[max(0, m.start() - 40):m.start()]) or _KEY_NAME.match(value.strip("`'\"")):
-            continue  # "rename cuda_graph_scope to cuda_graph_modules": a key's new name, not its value
-        if value.lower() == "empty":
-            value = "[]"  # "cuda_graph_modules must be empty"
+        value = {"empty": "[]", "disabled": "false", "enabled": "true"}.get(value.lower(), value)  # "… must be disabled"
         p = pol.at(m.start(), m.end())
         kind, body = ("env", f"{key}={value.strip(chr(34) + chr(39))}") if key.isupper() else \
             ("hydra", _kv(key, value))

@@ -359,3 +359,14 @@ def test_dont_let_x_happen_then_a_colon_introduces_the_remedy():
     key = "model.cuda_graph_warmup_steps"
     assert _roles("Don't let any eager backward run before capture:\n\n    --cuda-graph-warmup-steps 0\n", key) == ["suggested"]
     assert _roles("Don't use this:\n\n    --cuda-graph-warmup-steps 0\n", key) == ["counterexample"]
+
+
+def test_a_message_quoted_in_a_code_span_sets_nothing_and_disabled_reads_false():
+    key = "rerun_state_machine.check_for_nan_in_loss"
+    quoted = "Troubleshooting: ``check_for_nan_in_loss must be disabled``\n"
+    assert _roles(quoted, key) == []
+    cell = ("| Setting | Why |\n|---|---|\n| NaN checks off | Bridge: `check_for_nan_in_loss must be disabled when "
+            "using full_iteration CUDA graph.` |\n")
+    assert extract_config(cell).config.get(key) is False  # read at all, it is read as off
+    said = "The rerun machine's check_for_nan_in_loss must be disabled with full-iteration graphs.\n"
+    assert extract_config(said).config.get(key) is False
