@@ -157,6 +157,10 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
     if buf:
         yield " ".join(p for p in buf if p), start
 
+#: A line that starts by removing what it names ("Unset any NCCL_IB_DISABLE=1 left over from debugging").
+_REMOVE_WORDS = {"unset", "remove", "drop", "delete", "clear"}
+
+
 def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Block]:
     """Split shell text into env assignments, Hydra overrides and flag lists; a flag's value that is
     a variable the text sets to one word (``--inference-cuda-graph-scope "${SCOPE}"`` after
@@ -176,6 +180,11 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             continue  # `skill-tools validate x --mcore-version 0.19.2`, `grep -n cuda_graph x`: not a training run
         if tokens[:1] == ["unset"] and len(tokens) > 1:  # `unset PYTORCH_CUDA_ALLOC_CONF`: the variable is gone (empty)
             yield Block("env", "\n".join(f"{t}=" for t in tokens[1:] if t.isidentifier()), ln, origin, role)
+            continue
+        if tokens and tokens[0].lower() in _REMOVE_WORDS:  # "Unset any NCCL_NET=Socket left over": gone, whatever it was
+            gone = [t.rstrip(",;").split("=", 1)[0] for t in tokens[1:] if _ENV_TOKEN.match(t.rstrip(",;"))]
+            if gone:
+                yield Block("env", "\n".join(f"{name}=" for name in gone), ln, origin, role)
             continue
         hydra: list[str] = []
         flags: list[str] = []

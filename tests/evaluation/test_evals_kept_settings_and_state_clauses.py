@@ -370,3 +370,11 @@ def test_a_message_quoted_in_a_code_span_sets_nothing_and_disabled_reads_false()
     assert extract_config(cell).config.get(key) is False  # read at all, it is read as off
     said = "The rerun machine's check_for_nan_in_loss must be disabled with full-iteration graphs.\n"
     assert extract_config(said).config.get(key) is False
+
+
+def test_a_line_that_starts_by_removing_variables_unsets_them():
+    text = f"{F}text\nUnset any NCCL_IB_DISABLE=1, NCCL_P2P_DISABLE=1, NCCL_NET=Socket left over from debugging.\n{F}\n"
+    env = extract_config(text).config.env
+    assert env.get("NCCL_NET") == "" and env.get("NCCL_IB_DISABLE") == ""
+    row = score_one("neg-nccl-bandwidth", "Run all_reduce_perf and compare busbw with the fabric's peak.\n\n" + text)
+    assert not any("nccl-forces-sockets" in f for f in row["fatal"]), row["fatal"]
