@@ -38,7 +38,7 @@ _NEG_BEFORE = re.compile(
     r"(?:cannot|can'?t|can not|must not|mustn'?t|should not|shouldn'?t)\s+(?:\w+ly\s+)?(?:use|set|enable|turn on|pass|keep|add|apply)|"
     r"replaced|removed|renamed|migrated (?:away )?from|instead of|rather than|no longer|stop using|replacing|unlike|"
     r"forbidden|wrong|incorrect|invalid|delet(?:e|es|ing)|remov(?:es|ing)|omit(?:s|ting)?|leav(?:e|ing) out|"
-    r"reject(?:s|ed|ing)?|rule(?:s|d)? out|not (?:an? |a valid )?(?:option|alternative|choice|fix)|"
+    r"reject(?:s|ed|ing)?|rule(?:s|d)? out|not (?:an? |a valid )?(?:option|alternative|choice|fix)|(?:is|are|was)\s+[*_]*not[*_]*\s+to|"
     # dismissed as beside the point: "this has nothing to do with X", "X-style knobs are irrelevant"
     r"(?:has |have )?nothing to do with|unrelated to|irrelevant|no need (?:for|to)|"
     # the same in the other languages answers come in (German, Chinese)

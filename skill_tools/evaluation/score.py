@@ -20,6 +20,7 @@ from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, 
 from skill_tools.evaluation.generic import (GENERIC_NOTE, about_cuda_graphs, check_assertion, check_relevance,
                                             own_task_set)
 from skill_tools.evaluation.notebook_cells import markdown_cells
+from skill_tools.evaluation.org_markup import org_verbatim
 from skill_tools.evaluation.outcome import (Outcome, apply, check_decision, check_diagnosis, extraction_confidence,
                                             read_changes, rewritten_removals, task_outcome)
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
@@ -127,7 +128,7 @@ class Scorer:
             result.behaviors.extend(self._options(task, setup, outcome, ex, era, result.validation, removed))
         if self.executor is not None and task.should_trigger and has_check(rubric, "executes") and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
-        ctx = AnswerContext(markdown_cells(record.answer), ex, era, result.validation, result.execution, answer_keys,
+        ctx = AnswerContext(org_verbatim(markdown_cells(record.answer)), ex, era, result.validation, result.execution, answer_keys,
                             restated=restated)  # a notebook export's Markdown cells read as Markdown
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:

@@ -378,3 +378,15 @@ def test_a_line_that_starts_by_removing_variables_unsets_them():
     assert env.get("NCCL_NET") == "" and env.get("NCCL_IB_DISABLE") == ""
     row = score_one("neg-nccl-bandwidth", "Run all_reduce_perf and compare busbw with the fabric's peak.\n\n" + text)
     assert not any("nccl-forces-sockets" in f for f in row["fatal"]), row["fatal"]
+
+
+def test_org_verbatim_spans_are_code_spans_and_the_answer_is_not_to_rejects():
+    from skill_tools.evaluation.org_markup import org_verbatim
+
+    org = "#+TITLE: triage\n* Fix\n- Set =rl_persist_cuda_graphs= only when graphs are built.\n#+BEGIN_SRC sh\nA=b=c\n#+END_SRC\n"
+    out = org_verbatim(org)
+    assert "`rl_persist_cuda_graphs`" in out and "A=b=c" in out and len(out) == len(org)
+    assert org_verbatim("x = a=b=c and =y=") == "x = a=b=c and =y="  # no Org document: unchanged
+    assert not extract_config(org).config.has("inference.rl_persist_cuda_graphs")
+    key = "model.gradient_accumulation_fusion"
+    assert _roles("Note: the answer is *not* to turn off `gradient_accumulation_fusion`.", key) == ["counterexample"]
