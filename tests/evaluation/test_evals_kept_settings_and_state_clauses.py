@@ -22,6 +22,11 @@ def _roles(text: str, key: str) -> list[str]:
     return [b.role for b in extract_config(text).blocks if b.cfg is not None and b.cfg.has(key)]
 
 
+def _fails_on(task: str, answer: str, reason: str) -> bool:
+    """Whether ``answer`` to ``task`` fails with ``reason`` among its fatal reasons."""
+    return any(reason in f for f in score_one(task, answer)["fatal"])
+
+
 def test_keyword_arguments_copied_out_of_a_call_are_values_not_tuples():
     text = ("The provider on 0.17 takes:\n\n"
             "    cuda_graph_impl=\"local\",\n"
@@ -62,8 +67,7 @@ def test_a_full_iteration_graph_kept_as_the_user_has_it_asks_for_no_companion():
     row = score_one("diagnose-stream-capture-isolation", answer)
     assert row["passed"] and not row["fatal"], row["fatal"]
     written = answer.replace("  # already set, as before", "")
-    row = score_one("diagnose-stream-capture-isolation", written)
-    assert any("without the companion" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("diagnose-stream-capture-isolation", written, "without the companion")
 
 
 def test_a_setting_inside_an_if_clause_about_the_users_setup_is_the_case():
@@ -118,10 +122,8 @@ def test_a_written_value_that_runs_without_its_effect_fails_validation():
                 f"inference_config = InferenceConfig(num_cuda_graphs={n}, use_cuda_graphs_for_non_decode_steps=False)\n{F}\n\n"
                 "TE-scoped graphs are a training capture, not for inference; the engine runs under inference mode.\n")
 
-    row = score_one("inference-decode-graphs", answer("None"))
-    assert any("inference-num-cuda-graphs-none" in f for f in row["fatal"]), row["fatal"]
-    row = score_one("inference-decode-graphs", answer("-1"))
-    assert not any("inference-num-cuda-graphs" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("inference-decode-graphs", answer("None"), "inference-num-cuda-graphs-none")
+    assert not _fails_on("inference-decode-graphs", answer("-1"), "inference-num-cuda-graphs")
 
 
 def test_a_hunk_headers_yaml_section_is_the_parent_of_its_indented_lines():
@@ -258,11 +260,9 @@ def test_a_drop_and_pad_items_option_is_judged_with_its_case():
 def test_an_object_the_subject_exceeds_is_not_claimed_of_it():
     ok = ("Real bugs, report them:\n- a mismatch at the *first* generated token, or log-prob differences far above "
           "bf16 noise\n- graphed differing from graphed across repeated runs\n")
-    row = score_one("inference-parity-padded-shapes", ok)
-    assert not any("dismissed as noise" in f for f in row["fatal"]), row["fatal"]
+    assert not _fails_on("inference-parity-padded-shapes", ok, "dismissed as noise")
     bad = "A mismatch at the first generated token is just bf16 noise; ignore it.\n"
-    row = score_one("inference-parity-padded-shapes", bad)
-    assert any("dismissed as noise" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("inference-parity-padded-shapes", bad, "dismissed as noise")
 
 
 def test_an_org_heading_of_non_fixes_rejects_its_items():
@@ -302,22 +302,18 @@ def test_any_boxed_heading_over_a_commented_config_offers_it():
 def test_a_purpose_that_names_the_object_before_the_subject_binds_them():
     bad = ("Run all_reduce_perf. For comparing against your hardware (NIC line rate x NICs per node), use algbw "
            "on the large-message rows.\n")
-    row = score_one("neg-nccl-bandwidth", bad)
-    assert any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("neg-nccl-bandwidth", bad, "algbw is the number")
     good = ("Run all_reduce_perf. For comparing against your hardware, use busbw; algbw depends on the rank "
             "count.\n")
-    row = score_one("neg-nccl-bandwidth", good)
-    assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    assert not _fails_on("neg-nccl-bandwidth", good, "algbw is the number")
 
 
 def test_a_negation_in_the_next_conjunct_leaves_the_object_bound():
     bad = ("Mixed precision: just use `bf16=True`. It works on any CUDA GPU, and on cards without native bf16 "
            "support (T4, V100) PyTorch emulates it.\n")
-    row = score_one("neg-hf-gradient-checkpointing", bad)
-    assert any("pre-Ampere" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("neg-hf-gradient-checkpointing", bad, "pre-Ampere")
     good = "Mixed precision: `bf16=True` needs an Ampere or newer GPU; on a T4 or V100 use `fp16=True`.\n"
-    row = score_one("neg-hf-gradient-checkpointing", good)
-    assert not any("pre-Ampere" in f for f in row["fatal"]), row["fatal"]
+    assert not _fails_on("neg-hf-gradient-checkpointing", good, "pre-Ampere")
 
 
 def test_only_if_can_you_use_x_instead_offers_x_for_that_case():
@@ -348,11 +344,9 @@ def test_a_range_to_an_open_end_that_starts_at_the_capture_step_is_a_window():
 
 def test_an_emphasised_subject_is_no_term_of_a_formula():
     bad = "# Compare the *algbw* column of the large sizes (1G-8G) against the link speed.\n"
-    row = score_one("neg-nccl-bandwidth", "Run all_reduce_perf.\n\n```bash\n" + bad + "```\n")
-    assert any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    assert _fails_on("neg-nccl-bandwidth", "Run all_reduce_perf.\n\n```bash\n" + bad + "```\n", "algbw is the number")
     formula = "busbw = algbw * 2(n-1)/n, which is what you compare against the link speed.\n"
-    row = score_one("neg-nccl-bandwidth", formula)
-    assert not any("algbw is the number" in f for f in row["fatal"]), row["fatal"]
+    assert not _fails_on("neg-nccl-bandwidth", formula, "algbw is the number")
 
 
 def test_dont_let_x_happen_then_a_colon_introduces_the_remedy():
@@ -376,8 +370,7 @@ def test_a_line_that_starts_by_removing_variables_unsets_them():
     text = f"{F}text\nUnset any NCCL_IB_DISABLE=1, NCCL_P2P_DISABLE=1, NCCL_NET=Socket left over from debugging.\n{F}\n"
     env = extract_config(text).config.env
     assert env.get("NCCL_NET") == "" and env.get("NCCL_IB_DISABLE") == ""
-    row = score_one("neg-nccl-bandwidth", "Run all_reduce_perf and compare busbw with the fabric's peak.\n\n" + text)
-    assert not any("nccl-forces-sockets" in f for f in row["fatal"]), row["fatal"]
+    assert not _fails_on("neg-nccl-bandwidth", "Run all_reduce_perf and compare busbw with the fabric's peak.\n\n" + text, "nccl-forces-sockets")
 
 
 def test_org_verbatim_spans_are_code_spans_and_the_answer_is_not_to_rejects():
