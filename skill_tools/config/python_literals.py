@@ -52,7 +52,7 @@ def attr_chain(node: ast.AST) -> list[str] | None:
 
 def literal(node: ast.AST, names: dict[str, Any] | None = None) -> tuple[bool, Any]:
     """Literal value of an expression; enum attributes (``CudaGraphScope.attn``) read as names, and
-    a name bound once at module level to a literal (``names``, :func:`_constants`) as its value."""
+    a name bound once to a literal (``names``, :func:`constants`) as its value."""
     if isinstance(node, ast.Name) and names and node.id in names:
         return True, names[node.id]
     if isinstance(node, ast.Attribute):

@@ -98,28 +98,34 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
         n = max(k, n + 1)
 
 
+def _comment(line: str) -> str:
+    """The text of a full-line comment ("" for any other line)."""
+    m = _COMMENT_TEXT.match(line)
+    return m.group(1) if m else ""
+
+
+def _config_text(text: str) -> bool:
+    """A comment's text that is a config line or a section header ("ddp:", "x: true", "--flag")."""
+    return bool(_CONFIG_LINE.match(text) or _SECTION.match(text))
+
+
 def commented_config_line(line: str) -> bool:
     """A comment line that is a config line or a section header ("# ddp:", "#   x: true", "# --flag")."""
-    m = _COMMENT_TEXT.match(line)
-    return bool(m and m.group(1) and "==" not in m.group(1) and (_CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1))))
+    text = _comment(line)
+    return bool(text) and "==" not in text and _config_text(text)
 
 
 def _prose(line: str) -> bool:
     """A comment line of prose: neither a config line nor a section header ("# enabled: it is what lets
     …" has a sentence after its colon)."""
-    m = _COMMENT_TEXT.match(line)
-    text = m.group(1) if m else ""
-    return bool(text) and not (_CONFIG_LINE.match(text) or _SECTION.match(text) or
-                               (_NESTED.match(text) and len(text.split(":", 1)[1].split()) < 4))
+    text = _comment(line)
+    return bool(text) and not (_config_text(text) or (_NESTED.match(text) and len(text.split(":", 1)[1].split()) < 4))
 
 
 def _explains(line: str, below: list[str]) -> bool:
-    """A comment line of prose (not a config line) that a commented config follows within ``below``."""
-    m = _COMMENT_TEXT.match(line)
-    if not m or not m.group(1) or _CONFIG_LINE.match(m.group(1)) or _SECTION.match(m.group(1)) or _NESTED.match(m.group(1)):
-        return False
-    return any((t := _COMMENT_TEXT.match(nxt)) is not None and
-               bool(_CONFIG_LINE.match(t.group(1)) or _SECTION.match(t.group(1))) for nxt in below)
+    """A comment line of prose (no ``key: value`` at all) that a commented config follows within ``below``."""
+    text = _comment(line)
+    return bool(text) and not (_config_text(text) or _NESTED.match(text)) and any(_config_text(_comment(n)) for n in below)
 
 
 #: "# 0.18+: cuda_graph_scope = None, cuda_graph_modules = ["attn"]": a comment line that gives one era's

@@ -214,10 +214,8 @@ def check_validates(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
                            f"[{first.get('rule')}] {first.get('message')}", ", ".join(first.get("keys", [])), fatal=True)
     for w in v.get("warnings", []):  # the run starts, but what the answer writes silently does nothing
         fix = w.get("fix") or {} if w.get("level") == "runtime" else {}
-        wrong = [k for k, want in fix.items() if k in ctx.answer_keys - ctx.restated and k in ctx.config.values
-                 and not _same(ctx.config.get(k), want)]
-        if wrong:
-            shown = ", ".join(f"{k}={ctx.config.get(k)!r}" for k in wrong)
+        shown = _against_fix(ctx, fix, ctx.answer_keys - ctx.restated)
+        if shown:
             return CheckResult("validates", name, 0.0, f"writes {shown}, which MCore {v.get('mcore_version')} runs without "
                                f"its effect on the task's setup: [{w.get('rule')}] {w.get('message')}", shown, fatal=True)
     note = (f"; not charged to the answer, which does not set their keys: "
@@ -247,6 +245,13 @@ def answer_errors(errors: list[dict[str, Any]], answer_keys: frozenset[str],
             or (answer_keys and str(e.get("rule")) not in context_rules)]
 
 
+def _against_fix(ctx: AnswerContext, fix: dict[str, Any], written: frozenset[str]) -> str:
+    """The settings among ``written`` whose value in the answer's config is not the finding's fix,
+    shown as ``key=value, …`` ("" when none is)."""
+    return ", ".join(f"{k}={ctx.config.get(k)!r}" for k, want in fix.items()
+                     if k in written and k in ctx.config.values and not _same(ctx.config.get(k), want))
+
+
 def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckResult:
     """What an answer writes down where its task asks for no config (a diagnosis, a fix, a decision):
     a value the validator says to change is a wrong instruction (``--no-rl-persist-cuda-graphs``
@@ -272,10 +277,8 @@ def check_written_settings(ctx: AnswerContext, spec: dict[str, Any]) -> CheckRes
         fix = err.get("fix") or {}
         if "model.cuda_graph_impl" in (err.get("keys") or []) and "model.cuda_graph_impl" not in written:
             continue  # the error turns on graphs being on or off, which the answer does not say: not its doing
-        wrong = [k for k, want in fix.items() if k in written and k in ctx.config.values
-                 and not _same(ctx.config.get(k), want)]
-        if wrong:
-            shown = ", ".join(f"{k}={ctx.config.get(k)!r}" for k in wrong)
+        shown = _against_fix(ctx, fix, written)
+        if shown:
             return CheckResult("written_settings", name, 0.0,
                                f"writes {shown}, which MCore {v.get('mcore_version')} "
                                f"{'refuses' if err.get('severity') == 'error' else 'runs without its effect'} on the task's setup: "

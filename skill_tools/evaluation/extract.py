@@ -30,8 +30,7 @@ from skill_tools.evaluation.fragments import (  # noqa: F401  (re-exported: the 
 from skill_tools.evaluation.file_names import is_named_part
 from skill_tools.evaluation.keys import call_env, launcher_document, normalise_keys
 from skill_tools.evaluation.locate import _locate
-from skill_tools.evaluation.notebook_cells import markdown_cells
-from skill_tools.evaluation.org_markup import org_verbatim
+from skill_tools.evaluation.notebook_cells import as_markdown
 from skill_tools.evaluation.patches import internal_patches
 from skill_tools.evaluation.prose_flags import prose_flags
 from skill_tools.evaluation.variants import variant_blocks
@@ -216,7 +215,7 @@ def extract_config(text: str, source: str = "<answer>", era: str | None = "auto"
         findings.append(Finding("limit", f"answer is {len(text)} characters; only the first "
                                          f"{MAX_ANSWER_CHARS} are read", evidence=f"{len(text)} chars"))
         text = text[:MAX_ANSWER_CHARS]
-    text = org_verbatim(markdown_cells(text))  # a notebook export's Markdown cells, Org =code=; lines kept in place
+    text = as_markdown(text)  # a notebook export's Markdown cells, Org =code= spans; lines kept in place
     blocks = list(_locate(text))
     if len(blocks) > MAX_BLOCKS:
         findings.append(Finding("limit", f"{len(blocks)} config fragments; only the first {MAX_BLOCKS} are read"))

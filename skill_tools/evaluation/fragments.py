@@ -161,6 +161,16 @@ def _logical_lines(body: str, line: int) -> Iterator[tuple[str, int]]:
 _REMOVE_WORDS = {"unset", "remove", "drop", "delete", "clear"}
 
 
+def _removed(tokens: list[str]) -> list[str] | None:
+    """The variables a line removes — ``unset PYTORCH_CUDA_ALLOC_CONF`` (shell), "Unset any
+    NCCL_NET=Socket left over" (prose in a block) — or None when it removes nothing."""
+    if tokens[:1] == ["unset"] and len(tokens) > 1:
+        return [t for t in tokens[1:] if t.isidentifier()]
+    if tokens and tokens[0].lower() in _REMOVE_WORDS:
+        return [t.rstrip(",;").split("=", 1)[0] for t in tokens[1:] if _ENV_TOKEN.match(t.rstrip(",;"))]
+    return None
+
+
 def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Block]:
     """Split shell text into env assignments, Hydra overrides and flag lists; a flag's value that is
     a variable the text sets to one word (``--inference-cuda-graph-scope "${SCOPE}"`` after
@@ -178,12 +188,9 @@ def _shell_blocks(body: str, line: int, role: str, origin: str) -> Iterator[Bloc
             yield from _shell_blocks(inner, ln, role, origin)
         if program(tokens) in NOT_LAUNCHERS:
             continue  # `skill-tools validate x --mcore-version 0.19.2`, `grep -n cuda_graph x`: not a training run
-        if tokens[:1] == ["unset"] and len(tokens) > 1:  # `unset PYTORCH_CUDA_ALLOC_CONF`: the variable is gone (empty)
-            yield Block("env", "\n".join(f"{t}=" for t in tokens[1:] if t.isidentifier()), ln, origin, role)
-            continue
-        if tokens and tokens[0].lower() in _REMOVE_WORDS:  # "Unset any NCCL_NET=Socket left over": gone, whatever it was
-            gone = [t.rstrip(",;").split("=", 1)[0] for t in tokens[1:] if _ENV_TOKEN.match(t.rstrip(",;"))]
-            if gone:
+        gone = _removed(tokens)
+        if gone is not None:  # the variables are gone (empty), whatever they were
+            if gone or tokens[0] == "unset":
                 yield Block("env", "\n".join(f"{name}=" for name in gone), ln, origin, role)
             continue
         hydra: list[str] = []

@@ -6,12 +6,15 @@ separates cells with ``# COMMAND ----------``; Jupytext's percent format opens a
 or ``   ...:``. Read as Python, the fences and the advice in those cells are comments behind a
 prompt; :func:`markdown_cells` removes the comment prefix of each Markdown line and the prompts of a
 session (keeping every line where it is, so line numbers still point into the answer) and leaves
-code cells alone.
+code cells alone. :func:`as_markdown` is the answer text every reader and check sees: those cells,
+and an Org document's inline code spans (:mod:`org_markup`).
 """
 
 from __future__ import annotations
 
 import re
+
+from skill_tools.evaluation.org_markup import org_verbatim
 
 _MAGIC = re.compile(r"^# MAGIC ?")
 _PERCENT_CELL = re.compile(r"^# %%")
@@ -44,3 +47,9 @@ def markdown_cells(text: str) -> str:
             continue
         out.append(_COMMENTED.sub("", ln) if in_markdown and ln.startswith("#") else ln)
     return "\n".join(out)
+
+
+def as_markdown(text: str) -> str:
+    """The answer as its readers read it: a notebook export's Markdown cells uncommented, an Org
+    document's ``=code=`` spans as backtick spans; every line and column kept in place."""
+    return org_verbatim(markdown_cells(text))

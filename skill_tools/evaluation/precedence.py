@@ -6,7 +6,7 @@ block that names another implementation replaces the earlier graph settings.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Iterator
 
 from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.fragments import SUGGESTED, Block
@@ -25,6 +25,12 @@ _GRAPH_GROUP = ("model.cuda_graph_impl", "model.cuda_graph_modules", "model.cuda
 IMPL_KEYS = ("model.cuda_graph_impl", "model.enable_cuda_graph", "model.external_cuda_graph")
 #: Keys that name the captured modules, in either era's spelling.
 LIST_KEYS = ("model.cuda_graph_modules", "model.cuda_graph_scope")
+
+
+def written_suggestions(blocks: list[Block]) -> Iterator[Block]:
+    """The blocks that write down what the answer recommends (a code block, a table row, a changed
+    file), read without error."""
+    return (b for b in blocks if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg is not None and b.error is None)
 
 
 def writes(blocks: list[Block], keys: tuple[str, ...], suggested_only: bool = False) -> bool:

@@ -22,7 +22,7 @@ from skill_tools.config.model import CanonicalConfig
 from skill_tools.evaluation.extract import Extraction
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import DESCRIBED
-from skill_tools.evaluation.precedence import WRITTEN_ORIGINS
+from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, written_suggestions
 
 
 def _groups(ex: Extraction) -> list[list[Block]]:
@@ -70,9 +70,7 @@ def kept_keys(ex: Extraction) -> frozenset[str]:
     """Keys a suggested written block sets on a line commented as unchanged, with the value the
     answer's config ends up with: the user's own setting written back, not an instruction."""
     out: set[str] = set()
-    for b in ex.blocks:
-        if b.role != SUGGESTED or b.cfg is None or b.error is not None or b.origin not in WRITTEN_ORIGINS:
-            continue
+    for b in written_suggestions(ex.blocks):
         lines = b.text.split("\n")
         for key, loc in b.cfg.locations.items():
             at = loc.line - b.line if loc.line else -1  # locations count the answer's lines

@@ -19,15 +19,14 @@ from skill_tools.evaluation.apply_commands import command_blocks
 from skill_tools.evaluation.extract import SUGGESTED, WORDS, Block, Extraction, extract_config
 from skill_tools.evaluation.generic import (GENERIC_NOTE, about_cuda_graphs, check_assertion, check_relevance,
                                             own_task_set)
-from skill_tools.evaluation.notebook_cells import markdown_cells
-from skill_tools.evaluation.org_markup import org_verbatim
+from skill_tools.evaluation.notebook_cells import as_markdown
 from skill_tools.evaluation.outcome import (Outcome, apply, check_decision, check_diagnosis, extraction_confidence,
                                             read_changes, rewritten_removals, task_outcome)
 from skill_tools.evaluation.coverage import GRAPH_ADVICE_TERMS, check_coverage, reference_checks, stay_out_behavior
 from skill_tools.evaluation.answer_context import GRAPH_KEY_MARKERS
 from skill_tools.evaluation.rubric import (AnswerContext, answer_errors, has_check, required_behavior, restated_keys,
                                           run_check)
-from skill_tools.evaluation.precedence import WRITTEN_ORIGINS, graphs_on
+from skill_tools.evaluation.precedence import graphs_on, written_suggestions
 from skill_tools.evaluation.restated_blocks import demote_restated, kept_keys
 from skill_tools.evaluation.setup import Setup, keep_stated_impl, task_setup, with_stated_graphs
 from skill_tools.evaluation.aggregate import aggregate
@@ -116,7 +115,7 @@ class Scorer:
         result.confidence = extraction_confidence(record.answer, ex, rubric.get("answer_format"),
                                                   changes.files if changes else [])
         question = str(task.data.get("question", ""))
-        written = frozenset(k for b in ex.blocks if b.origin in WRITTEN_ORIGINS and b.role == SUGGESTED and b.cfg for k in b.cfg.values)
+        written = frozenset(k for b in written_suggestions(ex.blocks) for k in b.cfg.values)
         restated = restated_keys(ex.config, self._stated(task, setup), question, written) | kept_keys(ex) if task.should_trigger else frozenset()
         base = self._on_setup(ex.config, setup, outcome, removed)
         if outcome is not None and outcome.base is not None:
@@ -128,7 +127,7 @@ class Scorer:
             result.behaviors.extend(self._options(task, setup, outcome, ex, era, result.validation, removed))
         if self.executor is not None and task.should_trigger and has_check(rubric, "executes") and not ex.unsafe:
             result.execution = self._execute(task, ex, base, setup, era)
-        ctx = AnswerContext(org_verbatim(markdown_cells(record.answer)), ex, era, result.validation, result.execution, answer_keys,
+        ctx = AnswerContext(as_markdown(record.answer), ex, era, result.validation, result.execution, answer_keys,
                             restated=restated)  # a notebook export's Markdown cells read as Markdown
         result.behaviors = self._behaviors(task, ctx) + result.behaviors
         if outcome is not None:
