@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from skill_tools.config import limits, pysource
 from skill_tools.config.python_literals import attr_chain, literal
@@ -62,7 +62,31 @@ def read_python(text: str, source: str) -> CanonicalConfig:
             _setattr_call(cfg, node, source, aliases, tree)
         elif isinstance(node, ast.For):
             _setattr_loop(cfg, node, source, aliases, tree)
+    for key, value, line in _omitted_defaults(tree):
+        if not cfg.has(key):
+            cfg.set(key, value, Location(source, line))
     return cfg
+
+
+#: Fields whose class default changes what runs, taken when a constructor call leaves them out:
+#: InferenceConfig.num_cuda_graphs is None by default, and None builds no decode graph
+#: (megatron/core/inference/config.py l.189 @core_v0.17.0, l.216 @core_v0.19.0).
+CALL_DEFAULTS = {"InferenceConfig": {"inference.num_cuda_graphs": None}}
+
+
+def _omitted_defaults(tree: ast.AST) -> Iterator[tuple[str, Any, int]]:
+    """(key, class default, line) of each such field a constructor call leaves out (a call that
+    unpacks ``**kwargs`` may pass it, and is left alone)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        written = {kw.arg for kw in node.keywords}
+        if None in written:
+            continue
+        for key, value in CALL_DEFAULTS.get(name or "", {}).items():
+            if key.rpartition(".")[2] not in written:
+                yield key, value, node.lineno
 
 
 #: Environment variables of the libraries a training run reads (NCCL, PyTorch, CUDA, Transformer Engine, …).
@@ -222,13 +246,16 @@ def python_key(chain: list[str]) -> str | None:
 
 
 def _section_aliases(tree: ast.AST) -> dict[str, list[str]]:
-    """``m = cfg.model`` / ``ddp = config.ddp``: names that stand for a config section, so that
-    ``m.cuda_graph_impl = "full_iteration"`` is ``model.cuda_graph_impl``."""
+    """``m = cfg.model`` / ``ddp = config.ddp`` / ``ic = InferenceConfig(…)``: names that stand for a
+    config section, so that ``m.cuda_graph_impl = "full_iteration"`` is ``model.cuda_graph_impl``."""
     out: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             chain = attr_chain(node.value)
             name = node.targets[0].id
+            if isinstance(node.value, ast.Call) and (attr_chain(node.value.func) or [""])[-1] in SECTION_CALLS:
+                out[name] = [SECTION_CALLS[(attr_chain(node.value.func) or [""])[-1]]]
+                continue
             if chain and len(chain) >= 2 and name not in CONTAINER_NAMES | MODEL_OBJECT_NAMES \
                     and python_key(chain + ["x"]) is not None:
                 out[name] = chain

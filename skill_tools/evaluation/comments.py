@@ -54,7 +54,7 @@ _NESTED = re.compile(r"^[a-z][a-z0-9_]*\s*:\s+\S")
 #: A commented config line: ``key.path: value``, ``key=value …``, ``--flag …``.
 #: A full-line comment and its text.
 _COMMENT_TEXT = re.compile(r"^\s*#+\s*(.*?)\s*$")
-_CONFIG_LINE = re.compile(r"^(?:(?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*(?::\s+|=)\S|--[a-z][\w-]+)")
+_CONFIG_LINE = re.compile(r"^(?:(?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+\s*(?::\s+|=(?!=)\s*)\S|--[a-z][\w-]+)")
 
 
 def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
@@ -69,10 +69,11 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
         m = re.match(r"^\s*#+\s?(.*)$", lines[n])
         boxed = n > 0 and bool(_RULE.match(lines[n - 1]))  # "# ----" over "# Megatron-FSDP variant (…)": a heading
         result = bool(m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")))
-        if not (m and (result or (boxed and _prose(lines[n]))) and not _NOT_RESULT.search(m.group(1))):
+        last = _option_paragraph(lines, n)  # "# Option B: if you can't …, switch to …:" over its commented config
+        if last is None and not (m and (result or (boxed and _prose(lines[n]))) and not _NOT_RESULT.search(m.group(1))):
             n += 1
             continue  # (any boxed heading with a commented config in its box offers that config: "# For the FSDP run:")
-        found, k = [], n + 1
+        found, k = [], (n if last is None else last) + 1
         prose = 0  # "# same class of bug, …": a line or two of the label's own explanation (a boxed heading's whole box)
         while k < len(lines):  # "# ----", an empty comment line or that explanation, before the config
             if _RULE.match(lines[k]) or re.match(r"^\s*#+\s*$", lines[k]):
@@ -94,8 +95,23 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
             found.append(item.group(1) + text)  # a YAML section keeps its indentation
             k += 1
         if found and any(_CONFIG_LINE.match(f.strip()) for f in found):
-            yield n + 1, textwrap.dedent("\n".join(found)), bool(_OFFERED.search(m.group(1))) or not result
+            yield n + 1, textwrap.dedent("\n".join(found)), last is not None or bool(_OFFERED.search(m.group(1))) or not result
         n = max(k, n + 1)
+
+
+#: A comment paragraph that opens on an option's label: "# Option B: …", "# Alternative (no TE tracker): …".
+_OPTION_HEAD = re.compile(r"^(?:\*\*)?(?:option|alternative|variant|fallback|plan)\b\s*(?:[A-Z0-9]\b)?[^:]{0,60}:", re.I)
+
+
+def _option_paragraph(lines: list[str], n: int) -> int | None:
+    """The index of the last line of the comment paragraph that ``lines[n]`` opens with an option's
+    label and that ends on a colon (its config follows); None for any other line."""
+    if not _OPTION_HEAD.match(_comment(lines[n])) or (n > 0 and _prose(lines[n - 1])):
+        return None
+    k = n
+    while k + 1 < len(lines) and _prose(lines[k + 1]) and k - n < 8:
+        k += 1
+    return k if _comment(lines[k]).endswith(":") else None
 
 
 def _comment(line: str) -> str:

@@ -33,7 +33,8 @@ _MODULE_NEEDS = re.compile(r"[`'\"](?:attn|mlp|moe|moe_router|moe_preprocess|mam
                            r"\s+(?:needs|requires|only works with|is only (?:for|supported with))\b", re.I)
 
 #: "because with X the only accepted …": X names the case a reason is about, it is not advice.
-_CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$", re.I)
+_CAUSE = re.compile(r"\b(?:because|since)\s+(?:with|under|using)\s*[`'\"]?$|"  # and a diagnosis' label: "**Cause:** `x` with …"
+                    r"^[\W_]*(?:the\s+)?(?:root[\s-]+)?(?:cause|culprit|diagnosis|problem|symptom|trigger)[\W_]*:[^.;:!?\n—]{0,160}$", re.I)
 #: "If your model *is* drop-and-pad — `x` set and `y=True` — then …": a setting inside the condition of an
 #: if-clause that states what the user's setup already is, before its consequent: the case, not advice.
 _IF_STATE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when)\s+(?:your\s+[\w-]+|you(?:'re|\s+are)?(?:\s+already)?|the\s+(?:model|run|moe|recipe|config))"
@@ -45,6 +46,9 @@ _FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supporte
                        r"[^.;:!?]{0,80}?\b(?:if|when|whenever|once|as\s+soon\s+as)\s+(?:you\s+)?(?:also\s+)?"
                        r"(?:(?:set|sets|use|uses|enable|enables|turn\s+on|pass|add|have|keep)\b)?"
                        r"(?![^.;:!?]*\b(?:not|don'?t|never)\b)[^.;:!?,]{0,120}$", re.I)
+#: "Only keep `x` in Bridge for the full-iteration spelling": what a restriction is about, not advice for the
+#: user's case (its two halves: before the setting and after it). "Only set `x` when …" asks for x in that case.
+_ONLY_FOR = (re.compile(r"\bonly\s+(?:keep|use|set|enable)\s*[`'\"]?$", re.I), re.compile(r"^[^.;:!?]{0,80}?\bfor\b", re.I))
 #: "Either drop offloading …, or keep offloading with `x`": the second side of a choice, an option.
 _EITHER_OR = re.compile(r"\beither\b[^.;:!?]{0,240}?[,\s]\s*or\s+(?:[\w-]+\s+){0,6}(?:with\s+|to\s+|use\s+|set\s+)?[`'\"]?$", re.I)
 #: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.

@@ -7,13 +7,14 @@ or ``   ...:``. Read as Python, the fences and the advice in those cells are com
 prompt; :func:`markdown_cells` removes the comment prefix of each Markdown line and the prompts of a
 session (keeping every line where it is, so line numbers still point into the answer) and leaves
 code cells alone. :func:`as_markdown` is the answer text every reader and check sees: those cells,
-and an Org document's inline code spans (:mod:`org_markup`).
+an Org document's inline code spans (:mod:`org_markup`) and a JSON report's Markdown (:mod:`json_reports`).
 """
 
 from __future__ import annotations
 
 import re
 
+from skill_tools.evaluation.json_reports import as_markdown as json_report
 from skill_tools.evaluation.org_markup import org_verbatim
 
 _MAGIC = re.compile(r"^# MAGIC ?")
@@ -50,6 +51,7 @@ def markdown_cells(text: str) -> str:
 
 
 def as_markdown(text: str) -> str:
-    """The answer as its readers read it: a notebook export's Markdown cells uncommented, an Org
-    document's ``=code=`` spans as backtick spans; every line and column kept in place."""
-    return org_verbatim(markdown_cells(text))
+    """The answer as its readers read it: a JSON report as the Markdown it stands for
+    (:mod:`json_reports`, its lines rendered anew), a notebook export's Markdown cells uncommented,
+    an Org document's ``=code=`` spans as backtick spans (those two keep every line and column)."""
+    return org_verbatim(markdown_cells(json_report(text) or text))

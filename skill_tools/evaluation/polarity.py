@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE,
-                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
+                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _ONLY_FOR, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
                                              _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -73,7 +73,8 @@ _NEG_AFTER = re.compile(
     r"errors|hangs|does not (?:exist|work|capture|pass)|doesn'?t (?:exist|work|capture|pass)|won'?t (?:work|pass)|causes)|"
     # dismissed as beside the point, also for a list: "X or Y don't apply here", "X and friends alone"
     r"^(?:[\s`'\",]*(?:,|\bor\b|\band\b|\bnor\b)\s*[`'\"]?[\w.=-]+[`'\"]?)*[\s`'\",]*"
-    r"(?:(?:do|does|will|would)(?: not|n'?t) (?:apply|matter|help|belong)|(?:is|are) (?:not relevant|irrelevant|"
+    r"(?:(?:(?:do|does|will|would)(?: not|n'?t)|won'?t) (?:apply|matter|help|belong|change (?:this|that|it|anything)\b|"
+    r"fix (?:this|that|it)\b|make (?:a|any) difference)|(?:is|are) (?:not relevant|irrelevant|"
     r"not applicable|unrelated)|(?:and )?friends alone)|"
     # dismissed as a non-fix: "X only hides the symptom", "X is just a workaround"
     r"^[\s`'\",]*(?:(?:is|are|would be)\s+)?(?:only|just|merely)\s+(?:hides?|masks?|papers? over|works? around|"
@@ -100,7 +101,7 @@ _FALLBACK = re.compile(r"\b(?:if|when|should)\b[^.;]{0,200}?\b(?:gives? you (?:a
                        r"causes? (?:any )?(?:trouble|problems|issues)|doesn'?t work|does not work|fails?|breaks?|"
                        r"misbehaves?|is too slow|runs? out of memory|(?:is|are) tight|(?:is|are|were|was) not faster|"
                        r"(?:is|are)n'?t faster|no faster|(?:does|do)(?: not|n'?t) (?:help|capture|replay|fit)|not worth|"
-                       r"still (?:fails?|hangs?|crashes|OOMs?|runs? out)|still (?:does|do)(?: not|n'?t)|"
+                       r"still (?:fails?|hangs?|crashes|OOMs?|runs? out|asserts?|errors?|raises|throws|diverges|NaNs?)|still (?:does|do)(?: not|n'?t)|"
                        r"(?:is|are|'s|'re|comes? out|stays?|looks?) (?:flat|neutral)|(?:neither|none) (?:of them )?helps?|"
                        r"(?:shows?|gives?|brings?) no (?:gain|speedup|win|improvement)|(?:is|are)n'?t (?:a )?win|"
                        r"(?:does|do)(?: not|n'?t) (?:improve|speed|pay off))\b", re.I)
@@ -238,7 +239,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "names the case a reason or a failure is about")
         if _UNLESS_LIST.search(text[s_lo:start]):
             return Polarity(DESCRIBED, era, "spells out the condition an 'unless' names")
-        if _ONLY_WITH.match(text[end:end + 120]):
+        if _ONLY_WITH.match(text[end:end + 120]) or (_ONLY_FOR[0].search(head) and _ONLY_FOR[1].match(text[end:end + 120])):
             return Polarity(DESCRIBED, era, "names what a restriction is about")  # "(`x`) is only allowed with y"
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
             (None if head.isascii() else _NEG_CJK.search(head))

@@ -101,6 +101,21 @@ _BAD_CELL = re.compile(r"(?:the\s+)?(?:cause|root cause|culprit|problem|broken|b
 _RUN_COLUMN = re.compile(r"runs?|arms?|variants?|experiments?|exp\.?|trials?")
 
 
+#: "`[mlp]` (or `[attn, mlp]`)": a value cell's aside naming another choice; the cell's value is the first.
+_OR_ASIDE = re.compile(r"\s*\((?:or|e\.g\.|optionally)\b[^()]*\)\s*$", re.I)
+#: "`model.cuda_graph_modules` (0.18+) / `cuda_graph_scope` (0.16–0.17)": a key cell naming one key per era.
+_ERA_KEY = re.compile(r"`((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)`\s*\(([^()]*\d[^()]*)\)")
+
+
+def _era_keys(cell: str) -> list[tuple[str, str]]:
+    """The (key, era) pairs of a key cell that names one key per era (a bare key takes the first's section)."""
+    pairs = [(m.group(1), era_of(m.group(2))) for m in _ERA_KEY.finditer(cell)]
+    if len(pairs) < 2 or any(era is None for _, era in pairs) or _ERA_KEY.sub("", cell).strip(" /|,;*_") not in ("", "or"):
+        return []
+    section = pairs[0][0].rpartition(".")[0]
+    return [(name if "." in name or not section else f"{section}.{name}", era) for name, era in pairs]
+
+
 def _unemphasised(cell: str) -> str:
     m = re.fullmatch(r"(\*{1,2}|_{1,2})(\S(?:.*\S)?)\1", cell.strip())
     return m.group(2) if m else cell
@@ -144,12 +159,15 @@ def table_cells(lines: list[str], start: int, section_era: str | None) -> tuple[
             i += 1
             continue
         key = _KEY_CELL.match(row[0]) if row else None
-        if key and "=" not in row[0] and len(row) >= 2:
+        per_era = _era_keys(row[0]) if row and not key else []
+        if (key or per_era) and "=" not in row[0] and len(row) >= 2:
             for j, cell in enumerate(row[1:], 1):
-                cell = _unemphasised(cell)  # | `--x` | on | **off** |: the bold marks the change
+                cell = _OR_ASIDE.sub("", _unemphasised(cell))  # | `--x` | on | **off** |: the bold marks the change
                 if cell and _VALUE_CELL.match(cell) and j < len(cols):
                     value = cell.strip("`")
-                    out.append(TableCell(f"{key.group(1)}={value}", i + 1, cols_here[j], True))
+                    for name, era in per_era or [(key.group(1), None)]:
+                        pol = cols_here[j] if era is None else Polarity(cols_here[j].role, era, cols_here[j].why)
+                        out.append(TableCell(f"{name}={value}", i + 1, pol, True))
         elif any(_BAD_CELL.fullmatch(c.strip(" *_`")) for c in row):  # | 🔴 | `x=["mlp"]` with `local` | **cause** |
             out += [TableCell(c, i + 1, Polarity(REJECTED, row_era, "a table row marked as the problem"), False) for c in row if c]
         else:

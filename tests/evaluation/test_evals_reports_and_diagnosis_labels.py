@@ -1,0 +1,151 @@
+"""Readings of structured answers: a JSON report (prose fields, an options list with settings in
+each option), a diagnosis' "Cause:" label, "only use X for Y" as the case a restriction is about,
+and a table whose key cell names one key per era. The answers are written for these tests."""
+
+from __future__ import annotations
+
+import json
+
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.json_reports import as_markdown
+from skill_tools.evaluation.polarity import DESCRIBED, RECOMMENDED, REJECTED
+
+from one_answer import score_one
+
+F = "```"
+
+_REPORT = {
+    "finding": "The recomputed MoE block wraps the router the TE graph captures, which the config check refuses.",
+    "fix_options": [
+        {"title": "graph the router, recompute only the activation",
+         "settings": {"model.recompute_modules": ["moe_act"], "model.cuda_graph_impl": "transformer_engine",
+                      "model.cuda_graph_modules": ["attn", "moe_router", "moe_preprocess"], "model.cuda_graph_scope": None,
+                      "model.use_te_rng_tracker": True, "rng.te_rng_tracker": True},
+         "caveats": ["Activation memory goes up a little compared with recomputing the whole block."]},
+        {"title": "recompute the block, graph attention only",
+         "settings": {"model.recompute_modules": ["moe"], "model.cuda_graph_modules": ["attn"]}},
+    ],
+    "check_after": "Compare iterations after the capture step with an eager run that recomputes the same modules.",
+}
+
+
+def _blocks(text: str, key: str) -> list[tuple[str, object]]:
+    return [(b.role, b.cfg.get(key)) for b in extract_config(text).blocks if b.cfg is not None and b.cfg.has(key)]
+
+
+def test_a_json_report_reads_its_first_option_as_the_fix_and_the_second_as_an_alternative():
+    md = as_markdown(json.dumps(_REPORT, indent=2))
+    assert md is not None and "### Option 1: graph the router" in md and "### Option 2:" in md
+    ex = extract_config(json.dumps(_REPORT, indent=2))
+    assert ex.config.get("model.cuda_graph_modules") == ["attn", "moe_router", "moe_preprocess"]
+    assert ex.config.get("model.recompute_modules") == ["moe_act"]
+    assert not ex.config.has("model.finding")  # prose is no setting
+    assert ("alternative", ["moe"]) in _blocks(json.dumps(_REPORT), "model.recompute_modules")
+
+
+def test_a_json_report_in_a_fence_is_a_report_too_and_a_config_with_comments_stays_a_config():
+    assert as_markdown(f"{F}json\n{json.dumps(_REPORT)}\n{F}") is not None
+    config = {"_comment": "ZeRO-3 shards the parameters as well; it needs more communication per step than stage 2.",
+              "_comment_tip": "If stage 3 still runs out of memory, offload the optimizer states to the CPU first.",
+              "zero_optimization": {"stage": 3}, "bf16": {"enabled": True}}
+    assert as_markdown(json.dumps(config)) is None
+    assert as_markdown(json.dumps({"model.cuda_graph_impl": "local"})) is None
+    assert as_markdown("{not json") is None
+
+
+def test_a_json_report_names_each_key_of_a_per_era_pair_with_its_era():
+    report = {"summary": "Graph the attention and the MLP of every layer with Transformer Engine's graphs.",
+              "reason": "Both are static-shaped in this dense model, so each captures once and replays.",
+              "changes": {"model.cuda_graph_impl": "transformer_engine",
+                          "model.cuda_graph_modules (0.18+) / model.cuda_graph_scope (0.16-0.17)": ["attn", "mlp"]}}
+    md = as_markdown(json.dumps(report))
+    assert "`model.cuda_graph_modules=[attn,mlp]` (0.18+) / `model.cuda_graph_scope=[attn,mlp]` (0.16-0.17)" in md
+
+
+def test_a_setting_named_after_a_cause_label_is_the_diagnosis_not_the_fix():
+    text = ("**Root cause:** `cuda_graph_impl=\"local\"` with only the MLP graphed builds the manager too early.\n\n"
+            "**Fix:** `cuda_graph_impl=\"transformer_engine\"`.\n")
+    roles = dict((v, r) for r, v in _blocks(text, "model.cuda_graph_impl"))
+    assert roles == {"local": DESCRIBED, "transformer_engine": RECOMMENDED}
+
+
+def test_only_use_x_for_another_feature_names_a_restriction_but_only_set_x_when_asks_for_it():
+    restriction = "Only use `cuda_graph_impl=\"local\"` for the whole-iteration graph; here switch to TE graphs.\n"
+    assert _blocks(restriction, "model.cuda_graph_impl") == [(DESCRIBED, "local")]
+    conditional = "Only set `--rl-persist-cuda-graphs` when graphs are really built on the policy.\n"
+    assert [r for r, _ in _blocks(conditional, "inference.rl_persist_cuda_graphs")] == [RECOMMENDED]
+
+
+def test_a_table_key_cell_with_one_key_per_era_gives_each_era_its_key():
+    text = ("| setting | before | after |\n|---|---|---|\n"
+            "| `model.cuda_graph_impl` | `local` | `transformer_engine` |\n"
+            "| `model.cuda_graph_modules` (0.18+) / `cuda_graph_scope` (0.16-0.17) | `[\"mlp\"]` | `[\"mlp\"]` (or `[\"attn\", \"mlp\"]`) |\n")
+    got = {(b.era, b.role, k) for b in extract_config(text).blocks if b.cfg is not None
+           for k in ("model.cuda_graph_modules", "model.cuda_graph_scope") if b.cfg.has(k)}
+    assert ("current", RECOMMENDED, "model.cuda_graph_modules") in got
+    assert ("legacy", RECOMMENDED, "model.cuda_graph_scope") in got
+    assert ("current", REJECTED, "model.cuda_graph_modules") in got  # the "before" column
+
+
+def test_a_correct_json_report_to_the_recompute_task_passes_and_a_wrong_first_option_fails():
+    good = score_one("moe-recompute-router-conflict", json.dumps(_REPORT, indent=2))
+    assert good["passed"], good["fatal"]
+    bad = json.loads(json.dumps(_REPORT))
+    bad["fix_options"][0]["settings"]["model.recompute_modules"] = ["moe"]
+    assert not score_one("moe-recompute-router-conflict", json.dumps(bad, indent=2))["passed"]
+
+
+def test_a_setting_said_not_to_change_the_outcome_is_dismissed():
+    text = "Setting `inference_cuda_graph_scope` to `layer` won't change this: both scopes replay the same buckets.\n"
+    assert [r for r, _ in _blocks(text, "model.inference_cuda_graph_scope")] == [REJECTED]
+    kept = "Setting `inference_cuda_graph_scope` to `layer` changes which modules replay.\n"
+    assert [r for r, _ in _blocks(kept, "model.inference_cuda_graph_scope")] == [RECOMMENDED]
+
+
+def test_an_expectation_the_next_sentence_doubts_is_no_claim_but_a_plain_one_is():
+    doubted = ("Graph replay is supposed to produce the same math as eager. When the NaN goes away without "
+               "the graph flags, suspect a replay bug before the learning rate.\n")
+    plain = "Graph replay produces the same math as eager, so look at the learning rate and the data instead.\n"
+    reason = "graph replay said unable to cause the NaN"
+    assert not any(reason in f for f in score_one("diagnose-nan-after-graphs", doubted)["fatal"])
+    assert any(reason in f for f in score_one("diagnose-nan-after-graphs", plain)["fatal"])
+
+
+def test_what_to_set_if_it_still_asserts_is_a_fallback_not_the_fix():
+    text = (f"{F}yaml\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_modules: [attn]\n{F}\n\n"
+            "Run the A/B first. If the job still asserts after that, set `cuda_graph_impl: none` for this job.\n")
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ("alternative", "none") in _blocks(text, "model.cuda_graph_impl")
+
+
+def test_a_version_taken_up_by_there_in_the_next_sentence_carries_the_claim():
+    wrong = ("Upgrade to megatron-core 0.19. The NCCL_GRAPH_REGISTER check was removed there, so expandable "
+             "segments and graph registration can both stay on.\n")
+    kept = ("Upgrade to megatron-core 0.19 if you like. There is still the NCCL_GRAPH_REGISTER assert for TE graphs, "
+            "so export NCCL_GRAPH_REGISTER=0.\n")
+    reason = "the TE assert said removed in 0.19"
+    assert any(reason in f for f in score_one("expandable-segments-te-assert", wrong)["fatal"])
+    assert not any(reason in f for f in score_one("expandable-segments-te-assert", kept)["fatal"])
+
+
+def test_an_inference_config_built_without_num_cuda_graphs_takes_its_none_default():
+    from skill_tools.config.read_python import read_python
+
+    built = read_python("ic = InferenceConfig(max_requests=64, buffer_size_gb=10)\n", "x.py")
+    assert built.has("inference.num_cuda_graphs") and built.get("inference.num_cuda_graphs") is None
+    assert read_python("ic = InferenceConfig(max_requests=64, num_cuda_graphs=-1)\n", "x.py").get("inference.num_cuda_graphs") == -1
+    assert not read_python("ic = InferenceConfig(**kwargs)\n", "x.py").has("inference.num_cuda_graphs")
+    later = read_python("ic = InferenceConfig(max_requests=64)\nic.num_cuda_graphs = 8\n", "x.py")
+    assert later.get("inference.num_cuda_graphs") == 8
+
+
+def test_a_commented_config_under_an_option_paragraph_is_that_option():
+    text = ("cfg.model.cuda_graph_impl = \"transformer_engine\"\ncfg.model.use_te_rng_tracker = True\n"
+            "cfg.rng.te_rng_tracker = True\n\n"
+            "# Option 2: when the TE tracker is out of the question, move to the\n"
+            "# local implementation, like this:\n#\n"
+            "#   cfg.model.cuda_graph_impl = \"local\"\n#   cfg.model.use_te_rng_tracker = False\n")
+    assert ("alternative", False) in _blocks(text, "model.use_te_rng_tracker")
+    assert extract_config(text).config.get("model.cuda_graph_impl") == "transformer_engine"
+    plain = text.replace("# Option 2: when", "# When")
+    assert ("alternative", False) not in _blocks(plain, "model.use_te_rng_tracker")
