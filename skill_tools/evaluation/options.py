@@ -48,7 +48,7 @@ _NUMBERED_LEAD = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)\s*([1-4]|[a-dA-D
 #: A plain numbered list item ("1. Graphs on attention, no offloading:"), an option after a hedge.
 _PLAIN_ITEM = re.compile(r"^\s{0,3}([1-4])[.)]\s+\S")
 _ORDINAL = re.compile(r"\b(?:[a1]|one)\b", re.I)
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|:[\w -]{1,30}:)\s+\S")  # a reStructuredText field (":rng: …") too
 _HEADING_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
 
 

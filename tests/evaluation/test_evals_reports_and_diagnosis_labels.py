@@ -149,3 +149,15 @@ def test_a_commented_config_under_an_option_paragraph_is_that_option():
     assert extract_config(text).config.get("model.cuda_graph_impl") == "transformer_engine"
     plain = text.replace("# Option 2: when", "# When")
     assert ("alternative", False) not in _blocks(plain, "model.use_te_rng_tracker")
+
+
+def test_a_choice_inside_a_restructuredtext_field_is_that_fields_own_not_a_hedge():
+    text = ("Rules\n-----\n\n"
+            ":modules: ``[\"attn\", \"moe\"]``.\n"
+            ":exclusive: ``moe`` excludes ``moe_router``. Pick one style: the whole block\n"
+            "    **or** the router path.\n"
+            ":rng: ``model.use_te_rng_tracker=True`` and ``rng.te_rng_tracker=True``.\n\n"
+            "Config\n------\n\n.. code-block:: python\n\n"
+            "   cfg.model.cuda_graph_impl = \"transformer_engine\"\n"
+            "   cfg.model.cuda_graph_modules = [\"attn\", \"moe\"]\n")
+    assert ("suggested", "transformer_engine") in _blocks(text, "model.cuda_graph_impl")
