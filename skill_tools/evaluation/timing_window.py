@@ -20,6 +20,8 @@ timing sentence that names a window starting at the first iterations:
 - dropping only the warm-up or first iteration ("drop the warm-up iteration, time N steady-state
   iterations") when the warm-up is one or more and the sentence does not name the capture;
 - a settings table's row "| Iterations averaged | 2–9 |" whose range holds the capture step;
+- a harness's code that keeps the times after fewer iterations than warm-up and capture
+  (``times[WARMUP:]`` with ``WARMUP = 3``, ``if int(m.group(1)) > SKIP_FIRST:`` with ``SKIP_FIRST = 1``);
 - a command line that times a whole training launch (``/usr/bin/time -f "%e s" torchrun …``, ``time
   srun …``, ``hyperfine 'torchrun …'``): its wall clock holds start-up, warm-up and capture.
 
@@ -131,12 +133,40 @@ def _window(sentence: str, capture_at: int) -> str | None:
     return None
 
 
+#: Code that keeps the per-iteration times after the first K: ``times[WARMUP:]`` (a list named for
+#: times), ``if int(m.group(1)) > SKIP_FIRST:`` / ``if it >= 2:`` (an iteration number compared).
+_SLICED = re.compile(r"\b\w*(?:time|ms|step|iter|lat|elapsed|dur)\w*\s*\[\s*([A-Za-z_]\w*|\d{1,4})\s*:\s*\]", re.I)
+_KEPT_AFTER = re.compile(r"\b(?:int\(\s*m(?:atch)?\.group\(\s*1\s*\)\s*\)|iter\w*|it|step\w*)\s*(>=?)\s*([A-Za-z_]\w*|\d{1,4})\b")
+
+
+def _code_window(text: str, capture_at: int) -> tuple[int, str] | None:
+    """A harness's code that drops fewer iterations than the warm-up and the capture step: it keeps
+    iteration K+1 on, and K+1 <= the capture iteration (a name is resolved from its ``NAME = 3``)."""
+    def value(token: str) -> int | None:
+        if token.isdigit():
+            return int(token)
+        m = re.search(rf"^[ \t]*{re.escape(token)}\s*(?::\s*int\s*)?=\s*(\d{{1,4}})\s*(?:#.*)?$", text, re.M)
+        return int(m.group(1)) if m else None
+    for m in _SLICED.finditer(text):
+        k = value(m.group(1))
+        if k is not None and k + 1 <= capture_at:
+            return m.start(), m.group()
+    for m in _KEPT_AFTER.finditer(text):
+        k = value(m.group(2))
+        if k is not None and k + (m.group(1) == ">") <= capture_at:
+            return m.start(), m.group()
+    return None
+
+
 def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
     """(position, window) of the first timing sentence that includes warm-up or capture."""
     capture_at = _warmup(ctx) + 1  # iterations count from 1 in Megatron's log
     timer = _PROCESS_TIMER.search(ctx.text)
     if timer:
         return timer.start(), "the whole process (" + " ".join(timer.group().split()[:3]) + " …)"
+    code = _code_window(ctx.text, capture_at)
+    if code is not None:
+        return code
     offset = 0
     for line in ctx.norm.split("\n"):  # a settings table's row names the window in its cells
         rng = _ROW_RANGE.search(line) if _ROW_LABEL.match(line) else None

@@ -161,3 +161,17 @@ def test_a_choice_inside_a_restructuredtext_field_is_that_fields_own_not_a_hedge
             "   cfg.model.cuda_graph_impl = \"transformer_engine\"\n"
             "   cfg.model.cuda_graph_modules = [\"attn\", \"moe\"]\n")
     assert ("suggested", "transformer_engine") in _blocks(text, "model.cuda_graph_impl")
+
+
+def test_a_harness_that_drops_fewer_iterations_than_warmup_and_capture_times_the_capture():
+    from skill_tools.evaluation.timing_window import _code_window
+
+    assert _code_window("DROP = 3\n...\n    return step_ms[DROP:]\n", capture_at=4)[1] == "step_ms[DROP:]"
+    assert _code_window("    kept = [t for i, t in rows if iteration >= 2]\n", capture_at=4) is not None
+    assert _code_window("DROP = 4\n    return step_ms[DROP:]\n", capture_at=4) is None  # warm-up and capture gone
+    assert _code_window("    return step_ms[DROP + 1:]\n", capture_at=4) is None  # not a plain count: not read
+    assert _code_window("if iteration > 4:\n", capture_at=4) is None
+    harness = ("```python\nSKIP = 2  # first two iterations are cold\n"
+               "def steady(times):\n    return times[SKIP:]\n```\n"
+               "Run `skill-tools bench --json` and compare the medians of the steady iterations.\n")
+    assert any("timing_window" in f for f in score_one("run-helper-bench", harness)["fatal"])
