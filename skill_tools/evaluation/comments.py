@@ -46,6 +46,10 @@ _RESULT_LABEL = re.compile(r"\b(?:result(?:ing|s)?|final|effective|end state|bec
 _OFFERED = re.compile(r"\b(?:instead|alternative(?:ly)?|also|variant|option|fallback)\b", re.I)
 _NOT_RESULT = re.compile(r"\b(?:don'?t|do not|never|avoid|wrong|old|before|removed?|instead of|not|equivalent|"
                          r"default|currently|today)\b", re.I)
+#: A title set between rules: "# --- Megatron-FSDP variant (colleague's job) -----".
+_RULED_TITLE = re.compile(r"^\s*#+\s*[-=*_~]{3,}\s+\S.*?\s[-=*_~]{3,}\s*$")
+#: "use (this) instead of the ddp block above": the label offers its config in place of another.
+_USE_INSTEAD = re.compile(r"\b(?:use|run|take|apply)\s+(?:this\s+|it\s+|these\s+)?instead\s+of\b", re.I)
 #: A rule line between a label and its config ("# ------").
 _RULE = re.compile(r"^\s*#+\s*[-=*_~]{3,}\s*$")
 #: A commented YAML section header ("# ddp:") and a key under it ("#   use_megatron_fsdp: true").
@@ -67,10 +71,12 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
     n = 0
     while n < len(lines):
         m = re.match(r"^\s*#+\s?(.*)$", lines[n])
-        boxed = n > 0 and bool(_RULE.match(lines[n - 1]))  # "# ----" over "# Megatron-FSDP variant (…)": a heading
+        boxed = n > 0 and bool(_RULE.match(lines[n - 1])) or bool(_RULED_TITLE.match(lines[n]))  # "# ----" over "# FSDP
+        # variant (…)", or "# --- FSDP variant ---": a heading
         result = bool(m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")))
         last = _option_paragraph(lines, n)  # "# Option B: if you can't …, switch to …:" over its commented config
-        if last is None and not (m and (result or (boxed and _prose(lines[n]))) and not _NOT_RESULT.search(m.group(1))):
+        label = _USE_INSTEAD.sub("instead", m.group(1)) if m else ""  # "use instead of the block above": offered
+        if last is None and not (m and (result or (boxed and _prose(lines[n]))) and not _NOT_RESULT.search(label)):
             n += 1
             continue  # (any boxed heading with a commented config in its box offers that config: "# For the FSDP run:")
         found, k = [], (n if last is None else last) + 1

@@ -175,3 +175,19 @@ def test_a_harness_that_drops_fewer_iterations_than_warmup_and_capture_times_the
                "def steady(times):\n    return times[SKIP:]\n```\n"
                "Run `skill-tools bench --json` and compare the medians of the steady iterations.\n")
     assert any("timing_window" in f for f in score_one("run-helper-bench", harness)["fatal"])
+
+
+def test_a_commented_variant_under_a_ruled_title_or_offered_instead_of_a_block_is_an_option():
+    from skill_tools.evaluation.comments import commented_configs
+
+    body = ("optimizer:\n  overlap_param_gather_with_optimizer_step: false\n\n"
+            "# ====== sharded-data-parallel run ======\n"
+            "# ddp:\n#   use_megatron_fsdp: true\n#   megatron_fsdp_cuda_graph_mode: true\n")
+    found = list(commented_configs(body))
+    assert len(found) == 1 and "use_megatron_fsdp: true" in found[0][1] and found[0][2]
+    instead = ("ddp:\n  overlap_param_gather: true\n\n# ----------------\n"
+               "# For the sharded run, use instead of the ddp block above:\n#\n"
+               "# ddp:\n#   use_megatron_fsdp: true\n")
+    assert [f[2] for f in commented_configs(instead)] == [True]
+    old = "# ----------------\n# The old setting, instead of the fix:\n# ddp:\n#   use_megatron_fsdp: false\n"
+    assert list(commented_configs(old)) == []
