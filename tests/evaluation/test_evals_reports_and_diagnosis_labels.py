@@ -191,3 +191,13 @@ def test_a_commented_variant_under_a_ruled_title_or_offered_instead_of_a_block_i
     assert [f[2] for f in commented_configs(instead)] == [True]
     old = "# ----------------\n# The old setting, instead of the fix:\n# ddp:\n#   use_megatron_fsdp: false\n"
     assert list(commented_configs(old)) == []
+
+
+def test_an_indented_kernel_and_its_launch_after_a_line_of_prose_are_one_python_program():
+    text = ("Make the block as wide as the row and drop the mask:\n\n"
+            "    @triton.jit\n    def k(out_ptr, in_ptr, n_cols, BLOCK_SIZE: tl.constexpr):\n"
+            "        cols = tl.arange(0, BLOCK_SIZE)\n        tl.store(out_ptr + cols, tl.load(in_ptr + cols))\n\n"
+            "    k[(n_rows,)](y, x, n_cols, BLOCK_SIZE=n_cols)\n")
+    kinds = [(b.kind, b.origin) for b in extract_config(text).blocks]
+    assert ("python", "unfenced") in kinds
+    assert any("[triton-block-size-" in f for f in score_one("neg-triton-kernel", text)["fatal"])
