@@ -72,14 +72,62 @@ def _lines_for(subject: str, attribute: str, value: str) -> list[str]:
     return out
 
 
+#: A line of a value list: "#   false -> the gathered params are released …", "- **True**: kept until backward".
+_VALUE_ITEM = re.compile(r"^[\s#;/*>-]*(?:\*\*|__|`)?(true|false|none|on|off)(?:\*\*|__|`)?\s*(?:->|→|=>|:|—|–)\s*(\S.*)$", re.I)
+_COMMENT_LEAD = re.compile(r"^[\s#;/]*")
+
+
+def value_list_statements(lines: list[str], offsets: list[int]) -> list[tuple[str, int, str]]:
+    """A list of a setting's values, each with what it does, under a line that names the setting
+    ("[reshard_after_forward]" over "#   false -> released after forward …"): each item, with the
+    lines that continue it (indented deeper), as "<setting>=<value>: <text>." (two items or more)."""
+    out: list[tuple[str, int, str]] = []
+    i = 0
+    while i < len(lines):
+        items = []
+        j = i
+        while j < len(lines) and (m := _VALUE_ITEM.match(lines[j])):
+            lead, start = len(_COMMENT_LEAD.match(lines[j]).group(0)), j
+            words, j = [m.group(2)], j + 1
+            while j < len(lines) and not _VALUE_ITEM.match(lines[j]) and lines[j].strip(" #;/") and \
+                    len(_COMMENT_LEAD.match(lines[j]).group(0)) > lead:
+                words.append(lines[j].strip(" #;/"))
+                j += 1
+            items.append((m.group(1), " ".join(words), offsets[start]))
+        if len(items) >= 2:
+            setting = _named_setting("", " ".join(lines[max(0, i - _SECTION_LINES):i]))
+            for value, words, at in items if setting else []:
+                out.append((f"{setting}={value}: {_clean(words).rstrip('.')}.", at, setting))
+        i = max(j, i + 1)
+    return out
+
+
+#: A sentence whose subject is a quoted boolean: "``False`` is the leaner setting: FSDP drops …".
+_VALUE_SUBJECT = re.compile(r"(?:^|(?<=[.!?:])\s+|\n\s*)(?:``?|\*\*)(True|False)(?:``?|\*\*)\s+((?:\([^()]{0,80}\)\s+)?"
+                            r"(?:is|does|keeps|frees|re-?gathers|drops|saves|uses|costs|means|gives|trades|makes|releases|"
+                            r"holds|avoids|skips)\b[^.!?]{0,300}[.!?]?)")
+
+
+def value_sentences(text: str) -> list[tuple[str, int, str]]:
+    """Sentences whose subject is a quoted ``True``/``False`` in a section about one setting (named
+    in the lines above), as "<setting>=<value> <predicate>."."""
+    out: list[tuple[str, int, str]] = []
+    for m in _VALUE_SUBJECT.finditer(text):
+        above = text[max(0, text.rfind("\n", 0, max(0, m.start() - 600))):m.start()].split("\n")[-_SECTION_LINES:]
+        setting = _named_setting("", " ".join(above))
+        if setting:
+            out.append((f"{setting}={m.group(1)} {_clean(m.group(2))}", m.start(), setting))
+    return out
+
+
 def statements(text: str) -> list[tuple[str, int, str]]:
     """(sentence, position of its row in ``text``, what the cell is about: the other header) for
-    every data cell of every Markdown table."""
+    every data cell of every Markdown table, and every item of a value list."""
     lines = text.split("\n")
     offsets = [0]
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)
-    out: list[tuple[str, int, str]] = []
+    out: list[tuple[str, int, str]] = value_list_statements(lines, offsets) + value_sentences(text)
     seen: set[tuple[str, int]] = set()
     i = 0
     while i < len(lines):

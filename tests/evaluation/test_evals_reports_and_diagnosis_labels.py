@@ -201,3 +201,28 @@ def test_an_indented_kernel_and_its_launch_after_a_line_of_prose_are_one_python_
     kinds = [(b.kind, b.origin) for b in extract_config(text).blocks]
     assert ("python", "unfenced") in kinds
     assert any("[triton-block-size-" in f for f in score_one("neg-triton-kernel", text)["fatal"])
+
+
+def test_a_list_of_a_settings_values_states_each_value_as_a_claim():
+    from skill_tools.evaluation.table_statements import statements
+
+    text = ("# reshard_after_forward, per value:\n"
+            "#   True  => gathered weights are dropped after each block's forward;\n"
+            "#            backward all-gathers them again.\n"
+            "#   False => weights stay unsharded until backward, no second all-gather.\n")
+    lines = [s for s, _, _ in statements(text)]
+    assert "reshard_after_forward=True: gathered weights are dropped after each block's forward; backward all-gathers them again." in lines
+    assert any(s.startswith("reshard_after_forward=False: weights stay unsharded") for s in lines)
+    inverted = text.replace("True  =>", "Tmp =>").replace("False =>", "True  =>").replace("Tmp =>", "False =>")
+    reason = "claim_absent reshard_after_forward="
+    assert any(reason in f for f in score_one("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + inverted)["fatal"])
+    assert not any(reason in f for f in score_one("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + text)["fatal"])
+
+
+def test_a_sentence_about_a_quoted_boolean_under_a_settings_heading_is_about_that_setting():
+    from skill_tools.evaluation.table_statements import value_sentences
+
+    text = ("## reshard_after_forward\n\n`False` is the lean choice: FSDP frees the gathered weights "
+            "right after forward.\n")
+    assert value_sentences(text)[0][0].startswith("reshard_after_forward=False is the lean choice")
+    assert value_sentences("## Notes\n\n`False` is fine here.\n") == []
