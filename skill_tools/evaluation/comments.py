@@ -11,17 +11,22 @@ import textwrap
 from typing import Iterator
 
 _COMMENT = re.compile(r"(?:^|\s)#+\s?(.{8,})$")
+#: A comment line that is a list item ("#   - MBS 1 -> 4: …"): it opens a sentence of its own.
+COMMENT_ITEM = re.compile(r"^\s*(?:#+|//|;)\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
 
 
 def comment_sentences(body: str) -> Iterator[tuple[int, str]]:
     """(first line offset, text) of each run of consecutive full-line comments (a sentence may go on
-    over the next comment line), and of each trailing comment."""
+    over the next comment line; a list item starts a run of its own), and of each trailing comment."""
     run: list[str] = []
     start = 0
     for n, text in enumerate(body.split("\n") + [""]):
         m = _COMMENT.search(text)
         whole = m is not None and not text[:m.start()].strip()
         if whole:
+            if run and COMMENT_ITEM.match(text):  # each item of a commented list is its own sentence
+                yield start, " ".join(run)
+                run = []
             if not run:
                 start = n
             run.append(m.group(1).strip())

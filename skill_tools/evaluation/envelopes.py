@@ -29,6 +29,8 @@ _REPLACE = re.compile(r"^>{5,9} REPLACE\b.*$")
 #: "# ... existing code ...", "// ... rest of file ...", "# ...": lines an editor leaves out.
 _ELIDED = re.compile(r"^\s*(?:#|//|--|;)\s*(?:\.\.\.|…)(?:\s*(?:existing|rest|unchanged|other|previous|more)\b.*)?$", re.I)
 _DOCKER_ARRAY = re.compile(r"^(\s*)(?:CMD|ENTRYPOINT|RUN)\s*(\[.*?\])\s*$", re.M | re.S)
+#: A job file's ``args = ["--x", "1",]`` (Nomad HCL, TOML; YAML and Python read their own lists).
+_KEYED_ARRAY = re.compile(r"^(\s*)(?:args|command|cmd|entrypoint|arguments|argv)\s*=\s*(\[.*?\])\s*,?\s*$", re.M | re.S)
 
 
 #: ``'model.cuda_graph_impl' = 'full_iteration'`` (a PowerShell hashtable), ``'model.x' => 'y',`` (Perl),
@@ -94,6 +96,8 @@ def unwrap(body: str, kind: str) -> tuple[str, str]:
         body = textwrap.dedent("\n".join(kept))
     if "[" in body and re.search(r"^\s*(?:CMD|ENTRYPOINT|RUN)\s*\[", body, re.M):
         body = _docker_arrays(body)
+    if kind not in ("python", "yaml", "json") and _KEYED_ARRAY.search(body) and _parsed(body) is None:
+        body = _docker_arrays(body, _KEYED_ARRAY)
     if kind in ("shell", "auto") and "," in body and re.search(r"\s(?:-m|--multirun)(?:\s|$)", body):
         body = _SWEEP.sub(_first_of_sweep, body)
     return body, kind
@@ -263,20 +267,21 @@ def _search_replace(body: str) -> str:
     return "\n".join(out)
 
 
-def _docker_arrays(body: str) -> str:
-    """``CMD ["torchrun", "--x", "1"]`` (continued over lines with ``\\``) as the command it runs."""
+def _docker_arrays(body: str, pattern: re.Pattern[str] = _DOCKER_ARRAY) -> str:
+    """``CMD ["torchrun", "--x", "1"]`` (continued over lines with ``\\``), a job file's ``args = ["--x",
+    "1",]``, as the command line it runs (only a list of plain strings; anything else is left as is)."""
     joined = re.sub(r"\\\s*\n", " ", body)
 
     def command(m: re.Match[str]) -> str:
         try:
-            argv = json.loads(m.group(2))
+            argv = json.loads(_TRAILING_COMMA.sub(r"\1", m.group(2)))
         except ValueError:
             return m.group(0)
         if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
             return m.group(0)
         return m.group(1) + shlex.join(argv)
 
-    return _DOCKER_ARRAY.sub(command, joined)
+    return pattern.sub(command, joined)
 
 
 def _parsed(body: str) -> ast.Module | None:

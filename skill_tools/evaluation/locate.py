@@ -10,7 +10,7 @@ import textwrap
 from typing import Iterator
 
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
-from skill_tools.evaluation.comments import comment_sentences, commented_configs, era_comment_settings
+from skill_tools.evaluation.comments import COMMENT_ITEM, comment_sentences, commented_configs, era_comment_settings
 from skill_tools.evaluation.recast import CONTROL_RUN, DONT_LABEL, INSTEAD, ITEM_OR_MORE, control_run, described_quote, listed_as_dont
 from skill_tools.evaluation.options import Section
 from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, nested_override_dicts, notebook_as_markdown, unwrap
@@ -108,8 +108,9 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
     if lead and not (lead.endswith(":") or len(lead) <= 60):
         lead = ""  # only an introducing line ("Before:", "On 0.16 use:") sets the role
     heads = list(itertools.takewhile(lambda ln: ln.lstrip().startswith(("#", "//", ";")), body.lstrip().split("\n")))
-    comment = next((ln for ln in reversed(heads) if ln.rstrip().endswith(":") and ln.count("(") <= ln.count(")")),
-                   heads[0] if heads else "")  # "(Alternative if …:" opens an aside over the next lines
+    comment = next((ln for k, ln in reversed(list(enumerate(heads))) if ln.rstrip().endswith(":") and ln.count("(") <= ln.count(")")
+                    and not COMMENT_ITEM.match((heads + [""])[k + 1])), heads[0] if heads else "")  # "(Alternative if …:"
+    # opens an aside over the next lines; "# Changes vs. X:" over a "#   - …" list introduces that list, not the block
     comment = "" if (len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":")) or era_split(body, "shell") \
         else comment  # a sentence, not a label; a header of one of the block's era sections, not of the block
     return intro_polarity(last_sentence(lead), comment, section_era)

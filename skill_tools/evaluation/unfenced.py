@@ -59,7 +59,7 @@ _INI_COMMENT = re.compile(r"^\s*;")
 
 
 #: A braced block's opening line (HOCON, HCL): ``model {``.
-_BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")
+_BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*(?:\s+\"[^\"\n]*\")*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")  # and HCL's labels: job "x" {
 
 
 #: A title set in rules ("--- recipe 1 (TE, attn) -----"): a heading in plain text, not a diff or YAML line.

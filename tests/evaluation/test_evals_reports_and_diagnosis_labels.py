@@ -226,3 +226,26 @@ def test_a_sentence_about_a_quoted_boolean_under_a_settings_heading_is_about_tha
             "right after forward.\n")
     assert value_sentences(text)[0][0].startswith("reshard_after_forward=False is the lean choice")
     assert value_sentences("## Notes\n\n`False` is fine here.\n") == []
+
+
+def test_a_job_files_args_list_is_the_command_line_and_its_commented_fallback_an_option():
+    job = ('# Changes vs. the job that ran out of memory:\n#   - MBS 1 -> 2 instead of 1\n'
+           '#   - NCCL_GRAPH_REGISTER=0 set in the env block\n'
+           '# If it still runs out of memory, add\n#   --cpu-offloading-num-layers 2\n# to the args below.\n\n'
+           'job "pp-graphs" {\n  group "train" {\n    task "run" {\n      config {\n        command = "torchrun"\n'
+           '        args = [\n          "pretrain_gpt.py",\n          "--cuda-graph-impl", "transformer_engine",\n'
+           '          "--cuda-graph-modules", "attn",\n        ]\n      }\n    }\n  }\n}\n')
+    ex = extract_config(job)
+    assert ex.config.get("model.cuda_graph_impl") == "transformer_engine"
+    assert ex.config.get("model.cuda_graph_modules") == ["attn"]
+    assert ("alternative", True) in _blocks(job, "model.cpu_offloading")
+    assert not any(b.cfg is not None and b.cfg.env.get("NCCL_GRAPH_REGISTER") and b.role == REJECTED for b in ex.blocks)
+
+
+def test_yaml_and_python_command_lists_stay_theirs():
+    from skill_tools.evaluation.envelopes import unwrap
+
+    py = 'args = ["torchrun", "pretrain_gpt.py", "--cuda-graph-impl", "local"]\n'
+    assert unwrap(py, "auto")[0] == py
+    yml = 'command: ["bash", "-c", "torchrun x.py"]\nenv:\n  - name: NCCL_GRAPH_REGISTER\n    value: "0"\n'
+    assert unwrap(yml, "auto")[0] == yml
