@@ -340,11 +340,15 @@ def _in_order(order: list[str], ctx: AnswerContext) -> tuple[bool, str]:
 def _whole_configs(ctx: AnswerContext) -> list[dict[str, Any]]:
     """Each recommended config written as a whole document (a fenced or unfenced block, not a span
     in a sentence), on its own: a decision matrix's "Option A" JSON beside its "Option B" JSON is two
-    configs a user might run, and a rule one of them breaks is not hidden by the other's values."""
-    out = []
+    configs a user might run, and a rule one of them breaks is not hidden by the other's values. A
+    sentence that sets two settings or more (a layout offered in a footnote) is such a plan too."""
+    out, lines = [], {}
     for b in ctx.extraction.blocks:
         if b.role == SUGGESTED and b.cfg is not None and b.origin not in _PROSE_ORIGINS and len(b.cfg.values) >= 2:
             out.append({**b.cfg.values, **{f"env.{k}": v for k, v in b.cfg.env.items()}})
+        elif b.role in (SUGGESTED, ALTERNATIVE) and b.cfg is not None and b.origin == "prose":
+            lines.setdefault(b.line, {}).update(b.cfg.values)  # "a layout that works well is TP=16 × PP=2 × CP=1"
+    out += [v for v in lines.values() if len(v) >= 2]  # a sentence that lays out a plan is one too
     return out if len(out) > 1 else []
 
 

@@ -249,3 +249,11 @@ def test_yaml_and_python_command_lists_stay_theirs():
     assert unwrap(py, "auto")[0] == py
     yml = 'command: ["bash", "-c", "torchrun x.py"]\nenv:\n  - name: NCCL_GRAPH_REGISTER\n    value: "0"\n'
     assert unwrap(yml, "auto")[0] == yml
+
+
+def test_a_layout_offered_in_one_sentence_is_judged_as_a_plan_of_its_own():
+    text = ("```python\ncfg.model.tensor_model_parallel_size = 4\ncfg.model.pipeline_model_parallel_size = 4\n```\n\n"
+            "If memory stays tight, another layout is TP=16 × PP=2 × CP=1, which halves the pipeline depth.\n")
+    assert any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", text)["fatal"])
+    fine = text.replace("TP=16", "TP=8")
+    assert not any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", fine)["fatal"])
