@@ -49,6 +49,8 @@ _FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supporte
 #: "Only keep `x` in Bridge for the full-iteration spelling": what a restriction is about, not advice for the
 #: user's case (its two halves: before the setting and after it). "Only set `x` when …" asks for x in that case.
 _ONLY_FOR = (re.compile(r"\bonly\s+(?:keep|use|set|enable)\s*[`'\"]?$", re.I), re.compile(r"^[^.;:!?]{0,80}?\bfor\b", re.I))
+#: A plain-text title set between rules: "--- recipe 1 (full iteration) -----" (a heading, level 1).
+RULED_TITLE = re.compile(r"^\s{0,3}[-=]{3,}\s+([A-Za-z][^\n]{0,160}?)\s[-=]{3,}\s*$")
 #: "Either drop offloading …, or keep offloading with `x`": the second side of a choice, an option.
 _EITHER_OR = re.compile(r"\beither\b[^.;:!?]{0,240}?[,\s]\s*or\s+(?:[\w-]+\s+){0,6}(?:with\s+|to\s+|use\s+|set\s+)?[`'\"]?$", re.I)
 #: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.

@@ -274,15 +274,14 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
         is_heading, era = heading_era(text)
         if is_heading:
             section.heading(text, era)
-            if text.lstrip().startswith("#"):  # a Markdown heading names a topic; it recommends nothing
+            if text.lstrip().startswith(("#", "---", "===")):  # a heading (or a ruled title) names a topic
                 idx += 1
                 continue
         else:
             section.label(text)
-        if _QUOTE.match(text) or (section.asker and chat_speaker(text) == section.asker):
-            # "> cfg.model.x = …" or "[14:02] sam: copied x=…": the user's words, quoted
+        if _QUOTE.match(text) or (section.asker and chat_speaker(text) == section.asker):  # "> cfg.model.x = …" or
             yield from described_quote(_line_blocks(_QUOTE.sub("", text), idx + 1, section.era))
-            idx += 1
+            idx += 1  # "[14:02] sam: copied x=…": the user's words, quoted
             continue
         trail = wrapped_trail(text, lines[idx + 1]) if idx + 1 < end else ""
         found = _line_blocks(text, idx + 1, section.era, lead=lead, trail=trail)

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from skill_tools.evaluation.described import RULED_TITLE
 from skill_tools.evaluation.file_names import NAMED_PART
 from skill_tools.evaluation.fragments import SUGGESTED, Block
 from skill_tools.evaluation.polarity import ALTERNATIVE
@@ -71,7 +72,7 @@ class Section:
         """A Markdown heading or bold lead line: an option label opens an option; another heading
         of the same or a higher level closes the option list."""
         level_m = _HEADING_LEVEL.match(line)
-        level = len(level_m.group(1)) if level_m else 7
+        level = len(level_m.group(1)) if level_m else 1 if RULED_TITLE.match(line) else 7  # "--- recipe 2 ---"
         self.era = era
         if level < 7:  # the blocks under "### Recipe 2" write recipe 2's config, as under a line naming it
             part = NAMED_PART.search(line)

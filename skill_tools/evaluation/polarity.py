@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE,
                                              _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _ONLY_FOR, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
-                                             _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, defines_subject)
+                                             _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, RULED_TITLE, defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
 #: A setting named to define a condition ("the `moe` scope is only for drop-and-pad MoE (…)"): neither recommended nor rejected.
@@ -390,8 +390,9 @@ _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+|\*\*|__)(.{1,160})$")
 
 
 def heading_era(line: str) -> tuple[bool, str | None]:
-    """(is a heading, the era it names) for Markdown headings and bold lead lines."""
-    m = _HEADING.match(line)
+    """(is a heading, the era it names) for Markdown headings, bold lead lines and plain-text titles
+    set between rules ("--- recipe 1 (full iteration) -----")."""
+    m = _HEADING.match(line) or RULED_TITLE.match(line)
     if not m:
         return False, None
     # "Tab: megatron-core 0.18+ (only once you upgrade; not on 0.16.1)": the aside does not name the section's era

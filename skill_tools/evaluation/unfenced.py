@@ -19,6 +19,7 @@ import re
 import textwrap
 
 from skill_tools.config import pysource
+from skill_tools.evaluation.described import RULED_TITLE
 from skill_tools.evaluation.envelopes import QUOTED_PAIR, braced_to_yaml
 
 _YAML_KEY = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:(?<=\s)-\s+)?[A-Za-z_][\w./-]*:\s*(?:$|#.*$|[^\s#\"'\[{][^\s#]*\s*(?:#.*)?$|\[[^\]]*\]\s*(?:#.*)?$|"
@@ -62,16 +63,12 @@ _INI_COMMENT = re.compile(r"^\s*;")
 _BRACE_OPEN = re.compile(r"^\s*[a-z_][\w.-]*(?:\s+\"[^\"\n]*\")*\s*[:=]?\s*\{\s*(?:#.*|//.*)?$")  # and HCL's labels: job "x" {
 
 
-#: A title set in rules ("--- recipe 1 (TE, attn) -----"): a heading in plain text, not a diff or YAML line.
-_RULED_TITLE = re.compile(r"^\s*[-=]{3,}\s+[A-Za-z][^\n]*?\s[-=]{3,}\s*$")
-
-
 #: A bare name assigned one literal (TOML or Python): ``cuda_graph_modules = ["attn", "moe_router"]  # …``.
 _ASSIGN_LITERAL = re.compile(r"^\s*[A-Za-z_]\w*\s*=\s*(?:\[[^\]\n]*\]|\"[^\"\n]*\"|'[^'\n]*'|-?[\w.+-]+)\s*(?:#.*)?$")
 
 
 def code_like(line: str) -> bool:
-    if _RULED_TITLE.match(line):
+    if RULED_TITLE.match(line):  # a title set in rules: a heading in plain text, not a diff or YAML line
         return False
     return bool(_ASSIGN_LITERAL.match(line) or _SECTION.match(line) or _BRACE_OPEN.match(line) or _YAML_KEY.match(line) or _YAML_ITEM.match(line) or _JSON.match(line) or _SHELL.match(line)
                 or _PYTHON.match(line) or _DIFF.match(line) or _OVERRIDE_LINE.match(line) or _DOCKER.match(line))

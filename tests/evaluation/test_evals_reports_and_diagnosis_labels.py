@@ -257,3 +257,14 @@ def test_a_layout_offered_in_one_sentence_is_judged_as_a_plan_of_its_own():
     assert any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", text)["fatal"])
     fine = text.replace("TP=16", "TP=8")
     assert not any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", fine)["fatal"])
+
+
+def test_a_plain_text_title_between_rules_names_the_recipe_its_result_belongs_to():
+    text = ("--- recipe 1 (full iteration) ----------\n\nResult:\n\n"
+            "  cfg.model.enable_cuda_graph = True\n  cfg.model.cuda_graph_impl = \"full_iteration\"\n"
+            "  cfg.model.cuda_graph_modules = []\n\n"
+            "--- recipe 2 (TE scoped) ----------\n\nResult:\n\n"
+            "  cfg.model.cuda_graph_impl = \"transformer_engine\"\n  cfg.model.cuda_graph_modules = [\"attn\"]\n")
+    ex = extract_config(text)
+    assert ex.config.get("model.cuda_graph_impl") == "full_iteration" and ex.config.get("model.enable_cuda_graph") is True
+    assert [a.get("model.cuda_graph_impl") for a in ex.alternatives] == ["transformer_engine"]
