@@ -28,10 +28,27 @@ def is_header(line: str) -> bool:
     return bool(_HEADER.match(line))
 
 
+#: A TOML-only value: lower-case ``true`` / ``false`` (Python writes ``True``; a shell has no spaces around ``=``).
+_TOML_BOOL = re.compile(r"^\s*[A-Za-z_][\w.]*\s+=\s+(?:true|false)\s*(?:#.*)?$", re.M)
+
+
 def looks_sectioned(body: str) -> bool:
-    """At least one ``[section]`` header, and every other line a ``key = value``, comment or blank."""
+    """At least one ``[section]`` header, and every other line a ``key = value``, comment or blank;
+    or, with no header, ``key = value`` lines only, one of them a TOML boolean (a Terraform
+    ``.tfvars`` or a flat TOML file: ``use_te_rng_tracker = true``)."""
     lines = [ln for ln in body.split("\n") if ln.strip() and not _COMMENT.match(ln)]
-    return any(_HEADER.match(ln) for ln in lines) and all(_HEADER.match(ln) or _KV.match(ln) for ln in lines)
+    if not lines or not all(_HEADER.match(ln) or _KV.match(ln) for ln in lines):
+        return False
+    return any(_HEADER.match(ln) for ln in lines) or (bool(_TOML_BOOL.search(body)) and _toml(body) is not None)
+
+
+def _toml(body: str) -> dict[str, Any] | None:
+    if tomllib is None:
+        return None
+    try:
+        return tomllib.loads(body)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return None
 
 
 def sectioned_overrides(body: str) -> str | None:
@@ -56,6 +73,8 @@ def _flatten(data: Any, prefix: str, out: dict[str, Any]) -> None:
             _flatten(value, name + ".", out)
         elif "." in name:
             out[name] = value
+        elif not prefix and not isinstance(value, dict):
+            out[f"model.{name}"] = value  # a flat file's keys are TransformerConfig fields, as a flat YAML's are
 
 
 def _ini(body: str) -> dict[str, Any]:

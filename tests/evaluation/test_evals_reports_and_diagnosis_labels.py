@@ -268,3 +268,16 @@ def test_a_plain_text_title_between_rules_names_the_recipe_its_result_belongs_to
     ex = extract_config(text)
     assert ex.config.get("model.cuda_graph_impl") == "full_iteration" and ex.config.get("model.enable_cuda_graph") is True
     assert [a.get("model.cuda_graph_impl") for a in ex.alternatives] == ["transformer_engine"]
+
+
+def test_a_flat_toml_or_tfvars_file_is_read_as_a_flat_config():
+    tfvars = ('# rendered into Bridge overrides\nrecompute_modules = ["layernorm", "moe_act"]\n'
+              'cuda_graph_impl    = "transformer_engine"\ncuda_graph_modules = ["attn", "moe_router", "moe_preprocess"]\n'
+              'use_te_rng_tracker = true\n')
+    cfg = extract_config(tfvars).config
+    assert cfg.get("model.cuda_graph_modules") == ["attn", "moe_router", "moe_preprocess"]
+    assert cfg.get("model.use_te_rng_tracker") is True
+    python = tfvars.replace("= true", "= True")  # Python, not TOML: read as Python assignments (names, no config)
+    from skill_tools.evaluation.sectioned import looks_sectioned
+
+    assert looks_sectioned(tfvars) and not looks_sectioned(python)
