@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 
+from skill_tools.evaluation.envelopes import RESULT_KEY, SOURCE_KEY
+
 _MAX_CHARS = 200_000
 _MAX_DEPTH = 6
 _FENCED = re.compile(r"^```(?:json|jsonc)?[ \t]*\n(.*)\n```[ \t]*$", re.S)
@@ -105,8 +107,9 @@ def _mapping(doc: dict, level: int, out: list[str]) -> None:
     for key, value in doc.items():
         if key in loose:
             continue
-        if _is_settings(value):
-            out += [f"**{_label(key)}:**", ""]
+        if _is_settings(value):  # "original_config" / "fixed_config": labelled as the old and the new side
+            side = "Before (old, replaced)" if SOURCE_KEY.match(key) else "After (use this)" if RESULT_KEY.match(key) else ""
+            out += [f"**{side or _label(key)}:**", ""]
             _settings(value, out)
         elif isinstance(value, dict):
             out += ["#" * min(level, 6) + " " + _label(key), ""]

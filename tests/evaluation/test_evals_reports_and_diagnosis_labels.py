@@ -281,3 +281,11 @@ def test_a_flat_toml_or_tfvars_file_is_read_as_a_flat_config():
     from skill_tools.evaluation.sectioned import looks_sectioned
 
     assert looks_sectioned(tfvars) and not looks_sectioned(python)
+
+
+def test_a_json_reports_original_config_is_the_old_side_and_its_fixed_config_the_new():
+    doc = {"original_config": {"model.cuda_graph_impl": "local"},
+           "fixed_config": {"model.cuda_graph_impl": "transformer_engine"},
+           "explanation": "Bridge refuses the local implementation with a partial scope for training.",
+           "verification": "Run the job again and look for the capture lines in the log output."}
+    assert _blocks(json.dumps(doc, indent=2), "model.cuda_graph_impl") == [(REJECTED, "local"), (RECOMMENDED, "transformer_engine")]
