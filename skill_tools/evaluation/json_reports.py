@@ -21,6 +21,7 @@ from skill_tools.evaluation.envelopes import RESULT_KEY, SOURCE_KEY
 _MAX_CHARS = 200_000
 _MAX_DEPTH = 6
 _FENCED = re.compile(r"^```(?:json|jsonc)?[ \t]*\n(.*)\n```[ \t]*$", re.S)
+_FENCED_YAML = re.compile(r"^```ya?ml[ \t]*\n(.*)\n```[ \t]*$", re.S)
 #: A string that is prose: several words ("recomputes only the expert activation, which …").
 _PROSE = re.compile(r"\S+(?:\s+\S+){4,}")
 #: A settings key: an identifier or a dotted path ("model.cuda_graph_impl", "NCCL_GRAPH_REGISTER", "--x").
@@ -35,23 +36,46 @@ _COMMENT_KEY = re.compile(r"^(?:[_$#/]|(?:comments?|description|notes?)$)", re.I
 _MIN_PROSE = 2  # one "_comment" string in a config is no report
 
 
+#: A YAML document is a report only when it says so at its top level: a config, a CI file or a
+#: manifest also carries strings of several words (a ``run:`` script, a ``description:``).
+_REPORT_KEY = re.compile(r"^(?:diagnosis|cause|root_?cause|summary|answer|explanation|analysis|problem|issue|verdict|"
+                         r"findings?|recommendations?|(?:fix_|recommended_)?options|alternatives|why|rationale)$", re.I)
+
+
 def as_markdown(text: str) -> str | None:
-    """The Markdown a JSON report stands for; None when ``text`` is not one (not a JSON object, or
-    a config with no prose in it)."""
+    """The Markdown a JSON report (or a YAML one, keyed as a report) stands for; None when ``text``
+    is not one (not a mapping, or a config with no prose in it)."""
     body = text.strip()
-    fenced = _FENCED.match(body)
+    fenced = _FENCED.match(body) or _FENCED_YAML.match(body)
     body = fenced.group(1) if fenced else body
-    if not body.startswith("{") or len(body) > _MAX_CHARS:
+    if len(body) > _MAX_CHARS:
         return None
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
+    doc = _json(body) if body.startswith("{") else _yaml_report(body)
     if not isinstance(doc, dict) or _prose_count(doc, 0) < _MIN_PROSE:
         return None
     out: list[str] = []
     _mapping(doc, 2, out)
     return "\n".join(out).strip() + "\n"
+
+
+def _json(body: str) -> object:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _yaml_report(body: str) -> object:
+    """A YAML mapping whose top level has a report's key ("diagnosis:", "options:"), else None."""
+    if "\n" not in body or "```" in body or not re.match(r"^[A-Za-z_][\w-]*:(?:\s|$)", body):
+        return None
+    import yaml
+
+    try:
+        doc = yaml.safe_load(body)
+    except Exception:  # not YAML: no report
+        return None
+    return doc if isinstance(doc, dict) and any(_REPORT_KEY.match(str(k)) for k in doc) else None
 
 
 def _prose_count(value: object, depth: int) -> int:

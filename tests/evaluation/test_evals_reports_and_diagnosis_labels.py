@@ -289,3 +289,16 @@ def test_a_json_reports_original_config_is_the_old_side_and_its_fixed_config_the
            "explanation": "Bridge refuses the local implementation with a partial scope for training.",
            "verification": "Run the job again and look for the capture lines in the log output."}
     assert _blocks(json.dumps(doc, indent=2), "model.cuda_graph_impl") == [(REJECTED, "local"), (RECOMMENDED, "transformer_engine")]
+
+
+def test_a_yaml_report_is_read_like_a_json_one_but_a_ci_file_is_not():
+    import yaml
+
+    report = yaml.safe_dump(_REPORT | {"diagnosis": _REPORT["finding"]}, sort_keys=False)
+    ex = extract_config(report)
+    assert ex.config.get("model.recompute_modules") == ["moe_act"]
+    assert [a.get("model.recompute_modules") for a in ex.alternatives] == [["moe"]]
+    ci = ("name: train\non:\n  push: {}\njobs:\n  run:\n    runs-on: gpu\n    steps:\n"
+          "      - run: torchrun pretrain_gpt.py --cuda-graph-impl transformer_engine --cuda-graph-modules attn\n"
+          "      - run: echo done after the whole training run has finished\n")
+    assert as_markdown(ci) is None
