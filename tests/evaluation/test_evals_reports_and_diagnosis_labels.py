@@ -302,3 +302,12 @@ def test_a_yaml_report_is_read_like_a_json_one_but_a_ci_file_is_not():
           "      - run: torchrun pretrain_gpt.py --cuda-graph-impl transformer_engine --cuda-graph-modules attn\n"
           "      - run: echo done after the whole training run has finished\n")
     assert as_markdown(ci) is None
+
+
+def test_reduce_overhead_said_to_replay_any_shape_is_a_wrong_claim():
+    reason = "reduce-overhead said to replay one graph for any shape"
+    wrong = "For shapes that change, compile with mode=\"reduce-overhead\": its graph is replayed for any input shape.\n"
+    right = ("mode=\"reduce-overhead\" records a CUDA graph per shape, so with changing shapes mark the dimension "
+             "dynamic (torch._dynamo.mark_dynamic) and look at TORCH_LOGS=recompiles first.\n")
+    assert any(reason in f for f in score_one("neg-torch-compile-tuning", wrong)["fatal"])
+    assert not any(reason in f for f in score_one("neg-torch-compile-tuning", right)["fatal"])
