@@ -311,3 +311,11 @@ def test_reduce_overhead_said_to_replay_any_shape_is_a_wrong_claim():
              "dynamic (torch._dynamo.mark_dynamic) and look at TORCH_LOGS=recompiles first.\n")
     assert any(reason in f for f in score_one("neg-torch-compile-tuning", wrong)["fatal"])
     assert not any(reason in f for f in score_one("neg-torch-compile-tuning", right)["fatal"])
+
+
+def test_an_empty_list_said_to_select_nothing_is_the_wrong_diagnosis():
+    reason = "an empty scope said to select nothing"
+    wrong = "No --cuda-graph-modules was passed. With an empty list there is nothing to capture, hence 0 graphable layers.\n"
+    right = "An empty list means whole-layer capture, so the 0 comes from discovery: the mHC wrapper is no GraphableMegatronModule.\n"
+    assert any(reason in f for f in score_one("diagnose-log-no-graphable-layers", wrong)["fatal"])
+    assert not any(reason in f for f in score_one("diagnose-log-no-graphable-layers", right)["fatal"])
