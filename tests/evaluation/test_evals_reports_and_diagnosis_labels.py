@@ -319,3 +319,11 @@ def test_an_empty_list_said_to_select_nothing_is_the_wrong_diagnosis():
     right = "An empty list means whole-layer capture, so the 0 comes from discovery: the mHC wrapper is no GraphableMegatronModule.\n"
     assert any(reason in f for f in score_one("diagnose-log-no-graphable-layers", wrong)["fatal"])
     assert not any(reason in f for f in score_one("diagnose-log-no-graphable-layers", right)["fatal"])
+
+
+def test_dropping_the_global_batch_said_not_to_shrink_graph_memory_is_a_wrong_claim():
+    reason = "graph memory independent of the microbatch count"
+    wrong = "Dropping GBS from 256 to 128 will not shrink graph memory: the helper only keeps the in-flight window.\n"
+    right = "Dropping GBS from 256 to 128 halves the microbatches, and with them the graphs the helper captures per layer.\n"
+    assert any(reason in f for f in score_one("pp-memory-oom", wrong)["fatal"])
+    assert not any(reason in f for f in score_one("pp-memory-oom", right)["fatal"])
