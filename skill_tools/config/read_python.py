@@ -74,17 +74,21 @@ def read_python(text: str, source: str) -> CanonicalConfig:
 CALL_DEFAULTS = {"InferenceConfig": {"inference.num_cuda_graphs": None}}
 
 
+def _callee(node: ast.Call) -> str:
+    """The called name's last part: ``InferenceConfig`` of ``core.InferenceConfig(...)``."""
+    return (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")) or ""
+
+
 def _omitted_defaults(tree: ast.AST) -> Iterator[tuple[str, Any, int]]:
     """(key, class default, line) of each such field a constructor call leaves out (a call that
     unpacks ``**kwargs`` may pass it, and is left alone)."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         written = {kw.arg for kw in node.keywords}
         if None in written:
             continue
-        for key, value in CALL_DEFAULTS.get(name or "", {}).items():
+        for key, value in CALL_DEFAULTS.get(_callee(node), {}).items():
             if key.rpartition(".")[2] not in written:
                 yield key, value, node.lineno
 
@@ -253,8 +257,8 @@ def _section_aliases(tree: ast.AST) -> dict[str, list[str]]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             chain = attr_chain(node.value)
             name = node.targets[0].id
-            if isinstance(node.value, ast.Call) and (attr_chain(node.value.func) or [""])[-1] in SECTION_CALLS:
-                out[name] = [SECTION_CALLS[(attr_chain(node.value.func) or [""])[-1]]]
+            if isinstance(node.value, ast.Call) and _callee(node.value) in SECTION_CALLS:
+                out[name] = [SECTION_CALLS[_callee(node.value)]]
                 continue
             if chain and len(chain) >= 2 and name not in CONTAINER_NAMES | MODEL_OBJECT_NAMES \
                     and python_key(chain + ["x"]) is not None:
@@ -305,8 +309,8 @@ def _python_call(cfg: CanonicalConfig, node: ast.Call, source: str,
     """``TransformerConfig(cuda_graph_impl="local", ...)`` / ``GPTModelProvider(...)`` keywords (and
     ``InferenceConfig(...)``, ``DistributedDataParallelConfig(...)``: their sections'), and those of a
     module-level mapping it unpacks (``TransformerConfig(**BASE, ...)``)."""
-    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-    section = "model" if MODEL_CALL.search(name or "") else SECTION_CALLS.get(name or "")
+    name = _callee(node)
+    section = "model" if MODEL_CALL.search(name) else SECTION_CALLS.get(name)
     if section is None:
         return
     for kw in node.keywords:

@@ -168,7 +168,8 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
 #: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200.").
 _PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these|those)(?:['’](?:s|re))?\s+(?!is\s+(?:why|how|what|because)|means)")
 _PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
-_VERSION = re.compile(r"^(?:[a-z][a-z ]*\s)?v?\d+\.\d+\+?$")  # "0.19", "megatron core 0.19", "core v0.19"
+#: A subject that is a version: "0.19", "megatron core 0.19", "core v0.19" (not "qwen3.5").
+_VERSION = re.compile(r"^(?:[a-z][a-z ]*\s)?v?\d+\.\d+\+?$")
 #: A version taken up by a locative in the next sentence ("Bump to 0.19. The check was removed there."),
 #: not the existential "there is".
 _THERE = re.compile(r"(?<![a-z])(?:there(?!\s+(?:is|are|was|were|will|may|might|can|could|should|must|has|have)\b|['’]s)|"

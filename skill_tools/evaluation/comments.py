@@ -76,8 +76,8 @@ def commented_configs(body: str) -> Iterator[tuple[int, str, bool]]:
     n = 0
     while n < len(lines):
         m = re.match(r"^\s*#+\s?(.*)$", lines[n])
-        boxed = n > 0 and bool(_RULE.match(lines[n - 1])) or bool(_RULED_TITLE.match(lines[n]))  # "# ----" over "# FSDP
-        # variant (…)", or "# --- FSDP variant ---": a heading
+        # "# ----" over "# Megatron-FSDP variant (…)", or "# --- FSDP variant ---": a heading
+        boxed = (n > 0 and bool(_RULE.match(lines[n - 1]))) or bool(_RULED_TITLE.match(lines[n]))
         result = bool(m and _RESULT_LABEL.search(m.group(1) + (":" if boxed and not m.group(1).endswith(":") else "")))
         last = _option_paragraph(lines, n)  # "# Option B: if you can't …, switch to …:" over its commented config
         label = _USE_INSTEAD.sub("instead", m.group(1)) if m else ""  # "use instead of the block above": offered

@@ -105,7 +105,7 @@ def _hydra(value: object) -> str:
     """A value as an override writes it: ``[attn,mlp]``, ``true``, ``null``."""
     if isinstance(value, list):
         return "[" + ",".join(_hydra(v) for v in value) + "]"
-    if isinstance(value, (bool, type(None))) or isinstance(value, (dict,)):
+    if isinstance(value, (bool, type(None), dict)):
         return json.dumps(value)
     return str(value)
 

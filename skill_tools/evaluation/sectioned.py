@@ -43,6 +43,7 @@ def looks_sectioned(body: str) -> bool:
 
 
 def _toml(body: str) -> dict[str, Any] | None:
+    """``body`` read by ``tomllib``; None when it is no TOML (or Python 3.10 has no reader)."""
     if tomllib is None:
         return None
     try:
@@ -54,13 +55,11 @@ def _toml(body: str) -> dict[str, Any] | None:
 def sectioned_overrides(body: str) -> str | None:
     """Hydra override lines for a TOML or INI body, else None."""
     flat: dict[str, Any] = {}
-    if tomllib is None:
+    doc = _toml(body)
+    if doc is None:
         flat = _ini(body)
     else:
-        try:
-            _flatten(tomllib.loads(body), "", flat)
-        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
-            flat = _ini(body)
+        _flatten(doc, "", flat)
     if not flat:
         return None
     return "\n".join(f"{k}={render(v)}" for k, v in flat.items())

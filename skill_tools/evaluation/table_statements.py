@@ -113,7 +113,7 @@ def value_sentences(text: str) -> list[tuple[str, int, str]]:
     in the lines above), as "<setting>=<value> <predicate>."."""
     out: list[tuple[str, int, str]] = []
     for m in _VALUE_SUBJECT.finditer(text):
-        above = text[max(0, text.rfind("\n", 0, max(0, m.start() - 600))):m.start()].split("\n")[-_SECTION_LINES:]
+        above = text[max(0, m.start() - 600):m.start()].split("\n")[-_SECTION_LINES:]
         setting = _named_setting("", " ".join(above))
         if setting:
             out.append((f"{setting}={m.group(1)} {_clean(m.group(2))}", m.start(), setting))

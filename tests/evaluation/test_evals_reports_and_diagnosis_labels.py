@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from skill_tools.evaluation.extract import extract_config
 from skill_tools.evaluation.json_reports import as_markdown
 from skill_tools.evaluation.polarity import DESCRIBED, RECOMMENDED, REJECTED
@@ -27,6 +29,11 @@ _REPORT = {
     ],
     "check_after": "Compare iterations after the capture step with an eager run that recomputes the same modules.",
 }
+
+
+def _fails_on(task: str, answer: str, reason: str) -> bool:
+    """Whether ``answer`` to ``task`` fails with ``reason`` among its fatal reasons."""
+    return any(reason in f for f in score_one(task, answer)["fatal"])
 
 
 def _blocks(text: str, key: str) -> list[tuple[str, object]]:
@@ -107,8 +114,8 @@ def test_an_expectation_the_next_sentence_doubts_is_no_claim_but_a_plain_one_is(
                "the graph flags, suspect a replay bug before the learning rate.\n")
     plain = "Graph replay produces the same math as eager, so look at the learning rate and the data instead.\n"
     reason = "graph replay said unable to cause the NaN"
-    assert not any(reason in f for f in score_one("diagnose-nan-after-graphs", doubted)["fatal"])
-    assert any(reason in f for f in score_one("diagnose-nan-after-graphs", plain)["fatal"])
+    assert not _fails_on("diagnose-nan-after-graphs", doubted, reason)
+    assert _fails_on("diagnose-nan-after-graphs", plain, reason)
 
 
 def test_what_to_set_if_it_still_asserts_is_a_fallback_not_the_fix():
@@ -124,8 +131,8 @@ def test_a_version_taken_up_by_there_in_the_next_sentence_carries_the_claim():
     kept = ("Upgrade to megatron-core 0.19 if you like. There is still the NCCL_GRAPH_REGISTER assert for TE graphs, "
             "so export NCCL_GRAPH_REGISTER=0.\n")
     reason = "the TE assert said removed in 0.19"
-    assert any(reason in f for f in score_one("expandable-segments-te-assert", wrong)["fatal"])
-    assert not any(reason in f for f in score_one("expandable-segments-te-assert", kept)["fatal"])
+    assert _fails_on("expandable-segments-te-assert", wrong, reason)
+    assert not _fails_on("expandable-segments-te-assert", kept, reason)
 
 
 def test_an_inference_config_built_without_num_cuda_graphs_takes_its_none_default():
@@ -174,7 +181,7 @@ def test_a_harness_that_drops_fewer_iterations_than_warmup_and_capture_times_the
     harness = ("```python\nSKIP = 2  # first two iterations are cold\n"
                "def steady(times):\n    return times[SKIP:]\n```\n"
                "Run `skill-tools bench --json` and compare the medians of the steady iterations.\n")
-    assert any("timing_window" in f for f in score_one("run-helper-bench", harness)["fatal"])
+    assert _fails_on("run-helper-bench", harness, "timing_window")
 
 
 def test_a_commented_variant_under_a_ruled_title_or_offered_instead_of_a_block_is_an_option():
@@ -200,7 +207,7 @@ def test_an_indented_kernel_and_its_launch_after_a_line_of_prose_are_one_python_
             "    k[(n_rows,)](y, x, n_cols, BLOCK_SIZE=n_cols)\n")
     kinds = [(b.kind, b.origin) for b in extract_config(text).blocks]
     assert ("python", "unfenced") in kinds
-    assert any("[triton-block-size-" in f for f in score_one("neg-triton-kernel", text)["fatal"])
+    assert _fails_on("neg-triton-kernel", text, "[triton-block-size-")
 
 
 def test_a_list_of_a_settings_values_states_each_value_as_a_claim():
@@ -215,8 +222,8 @@ def test_a_list_of_a_settings_values_states_each_value_as_a_claim():
     assert any(s.startswith("reshard_after_forward=False: weights stay unsharded") for s in lines)
     inverted = text.replace("True  =>", "Tmp =>").replace("False =>", "True  =>").replace("Tmp =>", "False =>")
     reason = "claim_absent reshard_after_forward="
-    assert any(reason in f for f in score_one("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + inverted)["fatal"])
-    assert not any(reason in f for f in score_one("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + text)["fatal"])
+    assert _fails_on("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + inverted, reason)
+    assert not _fails_on("neg-fsdp-sharding", "Wrap each block with fully_shard, then the root.\n\n" + text, reason)
 
 
 def test_a_sentence_about_a_quoted_boolean_under_a_settings_heading_is_about_that_setting():
@@ -254,9 +261,9 @@ def test_yaml_and_python_command_lists_stay_theirs():
 def test_a_layout_offered_in_one_sentence_is_judged_as_a_plan_of_its_own():
     text = ("```python\ncfg.model.tensor_model_parallel_size = 4\ncfg.model.pipeline_model_parallel_size = 4\n```\n\n"
             "If memory stays tight, another layout is TP=16 × PP=2 × CP=1, which halves the pipeline depth.\n")
-    assert any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", text)["fatal"])
+    assert _fails_on("neg-megatron-tp-sizing", text, "[tp-beyond-one-node]")
     fine = text.replace("TP=16", "TP=8")
-    assert not any("[tp-beyond-one-node]" in f for f in score_one("neg-megatron-tp-sizing", fine)["fatal"])
+    assert not _fails_on("neg-megatron-tp-sizing", fine, "[tp-beyond-one-node]")
 
 
 def test_a_plain_text_title_between_rules_names_the_recipe_its_result_belongs_to():
@@ -304,26 +311,18 @@ def test_a_yaml_report_is_read_like_a_json_one_but_a_ci_file_is_not():
     assert as_markdown(ci) is None
 
 
-def test_reduce_overhead_said_to_replay_any_shape_is_a_wrong_claim():
-    reason = "reduce-overhead said to replay one graph for any shape"
-    wrong = "For shapes that change, compile with mode=\"reduce-overhead\": its graph is replayed for any input shape.\n"
-    right = ("mode=\"reduce-overhead\" records a CUDA graph per shape, so with changing shapes mark the dimension "
-             "dynamic (torch._dynamo.mark_dynamic) and look at TORCH_LOGS=recompiles first.\n")
-    assert any(reason in f for f in score_one("neg-torch-compile-tuning", wrong)["fatal"])
-    assert not any(reason in f for f in score_one("neg-torch-compile-tuning", right)["fatal"])
-
-
-def test_an_empty_list_said_to_select_nothing_is_the_wrong_diagnosis():
-    reason = "an empty scope said to select nothing"
-    wrong = "No --cuda-graph-modules was passed. With an empty list there is nothing to capture, hence 0 graphable layers.\n"
-    right = "An empty list means whole-layer capture, so the 0 comes from discovery: the mHC wrapper is no GraphableMegatronModule.\n"
-    assert any(reason in f for f in score_one("diagnose-log-no-graphable-layers", wrong)["fatal"])
-    assert not any(reason in f for f in score_one("diagnose-log-no-graphable-layers", right)["fatal"])
-
-
-def test_dropping_the_global_batch_said_not_to_shrink_graph_memory_is_a_wrong_claim():
-    reason = "graph memory independent of the microbatch count"
-    wrong = "Dropping GBS from 256 to 128 will not shrink graph memory: the helper only keeps the in-flight window.\n"
-    right = "Dropping GBS from 256 to 128 halves the microbatches, and with them the graphs the helper captures per layer.\n"
-    assert any(reason in f for f in score_one("pp-memory-oom", wrong)["fatal"])
-    assert not any(reason in f for f in score_one("pp-memory-oom", right)["fatal"])
+@pytest.mark.parametrize("task, reason, wrong, right", [
+    ("neg-torch-compile-tuning", "reduce-overhead said to replay one graph for any shape",
+     "For shapes that change, compile with mode=\"reduce-overhead\": its graph is replayed for any input shape.\n",
+     "mode=\"reduce-overhead\" records a CUDA graph per shape, so with changing shapes mark the dimension "
+     "dynamic (torch._dynamo.mark_dynamic) and look at TORCH_LOGS=recompiles first.\n"),
+    ("diagnose-log-no-graphable-layers", "an empty scope said to select nothing",
+     "No --cuda-graph-modules was passed. With an empty list there is nothing to capture, hence 0 graphable layers.\n",
+     "An empty list means whole-layer capture, so the 0 comes from discovery: the mHC wrapper is no GraphableMegatronModule.\n"),
+    ("pp-memory-oom", "graph memory independent of the microbatch count",
+     "Dropping GBS from 256 to 128 will not shrink graph memory: the helper only keeps the in-flight window.\n",
+     "Dropping GBS from 256 to 128 halves the microbatches, and with them the graphs the helper captures per layer.\n"),
+])
+def test_a_claim_added_or_widened_this_round_binds_the_wrong_wording_only(task, reason, wrong, right):
+    assert _fails_on(task, wrong, reason)
+    assert not _fails_on(task, right, reason)
