@@ -51,6 +51,8 @@ _FAILS_IF = re.compile(r"\b(?:is\s+(?:refused|rejected|not\s+(?:allowed|supporte
 _ONLY_FOR = (re.compile(r"\bonly\s+(?:keep|use|set|enable)\s*[`'\"]?$", re.I), re.compile(r"^[^.;:!?]{0,80}?\bfor\b", re.I))
 #: A plain-text title set between rules: "--- recipe 1 (full iteration) -----" (a heading, level 1).
 RULED_TITLE = re.compile(r"^\s{0,3}[-=]{3,}\s+([A-Za-z][^\n]{0,160}?)\s[-=]{3,}\s*$")
+#: "only valid with capacity factor + `x=True`": the settings a restriction needs, named, not advised.
+_ONLY_VALID = re.compile(r"\bonly\s+(?:valid|allowed|supported|possible|legal|accepted)\s+(?:with|when|if|under)\b[^.;!?]{0,120}$", re.I)
 #: "Either drop offloading …, or keep offloading with `x`": the second side of a choice, an option.
 _EITHER_OR = re.compile(r"\beither\b[^.;:!?]{0,240}?[,\s]\s*or\s+(?:[\w-]+\s+){0,6}(?:with\s+|to\s+|use\s+|set\s+)?[`'\"]?$", re.I)
 #: "- **drop-and-pad** (`x` set): …": a list item's label, its aside defining the case the item is about.

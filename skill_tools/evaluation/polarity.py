@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from skill_tools.evaluation.described import (_CASE_LABEL, _CAUSE, _COMPARES, _CONDITION, _DESCRIBES, _EITHER_OR, _FAILS_IF, _IF_STATE,
-                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _ONLY_FOR, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
+                                             _INSTEAD_AFTER, _MODAL_USE, _MODULE_NEEDS, _ONLY_FOR, _ONLY_VALID, _OWN_PROHIBITION, _RECIPES_SET, _SCARE_QUOTED, _SEARCHED,
                                              _SHIPS_WITH, _UNLESS_LIST, _VERSUS, _WITH_FAILS, RULED_TITLE, defines_subject)
 
 RECOMMENDED, REJECTED, ALTERNATIVE, LEGACY, CURRENT = "suggested", "counterexample", "alternative", "legacy", "current"
@@ -224,7 +224,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "what a library does, not advice")
         if aside is not None and (_CONDITION.search(aside) or defines_subject(aside, text[start:s_hi])):
             return Polarity(DESCRIBED, era, "names the condition something else needs, in an aside")
-        if aside is not None and _IF_CLAUSE.match(text[s_lo:self.text.rfind("(", 0, start)]) or _IF_STATE.match(text[s_lo:start]):
+        if aside is not None and _IF_CLAUSE.search(text[s_lo:self.text.rfind("(", 0, start)]) or _IF_STATE.match(text[s_lo:start]):
             return Polarity(DESCRIBED, era, IF_CASE)  # "If you run drop-and-pad (`x: true`), …"
         if aside is not None and _CASE_LABEL.search(aside) and re.match(r"[^()\n]*\)\s*(?:[:—–]|->|→|=>)", text[start:start + 200]):
             return Polarity(DESCRIBED, era, "defines the case a list item is about")  # "- **drop-and-pad** (`x` set): …"
@@ -239,7 +239,7 @@ class LinePolarity:
             return Polarity(DESCRIBED, era, "names the case a reason or a failure is about")
         if _UNLESS_LIST.search(text[s_lo:start]):
             return Polarity(DESCRIBED, era, "spells out the condition an 'unless' names")
-        if _ONLY_WITH.match(text[end:end + 120]) or (_ONLY_FOR[0].search(head) and _ONLY_FOR[1].match(text[end:end + 120])):
+        if _ONLY_WITH.match(text[end:end + 120]) or (_ONLY_FOR[0].search(head) and _ONLY_FOR[1].match(text[end:end + 120])) or _ONLY_VALID.search(head):
             return Polarity(DESCRIBED, era, "names what a restriction is about")  # "(`x`) is only allowed with y"
         m = _NEG_BEFORE.search(head) or _NEG_NEAR.search(head) or \
             (None if head.isascii() else _NEG_CJK.search(head))
@@ -322,8 +322,8 @@ _LABEL = re.compile(r"(?:^|\s)[\w*]+\**\s*[:=]\s*[*`'\"]*$|(?:->|→|=>)\s*[`'\"
 
 #: "replaced X with Y", "swap X for Y": Y is what the answer now uses.
 _NEW_SIDE = re.compile(r"\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?)\b[^;]{0,200}?\s(?:with|by)\s[^;]{0,200}$", re.I)
-#: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ".
-_IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$", re.I)
+#: A sentence that opens on a condition and has not left it yet: "If (and only if) you run drop-and-pad ", "… fails unless you run X (".
+_IF_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+)?(?:if|when|whenever|as long as|provided)\b[^,;:]*$|\bunless\s+(?:you\s+)?(?:run|use|have|are|is)\b[^,;:()]*$", re.I)
 #: "If your MoE is drop-and-pad (…), use `[moe]` instead": advice for another setup than the user's.
 _OTHER_SETUP = re.compile(r"^\W*(?:and\s+|but\s+)?if\s+((?:your|the)\s+(?:moe|model|run|recipe|config|setup|job|experts?|stack|container|cluster)\b"
                           r"[^.;]*?),\s*(?:then\s+|just\s+)?(?:use|set|switch to|graph|add|put)\b|"

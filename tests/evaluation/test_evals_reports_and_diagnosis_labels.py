@@ -326,3 +326,14 @@ def test_a_yaml_report_is_read_like_a_json_one_but_a_ci_file_is_not():
 def test_a_claim_added_or_widened_this_round_binds_the_wrong_wording_only(task, reason, wrong, right):
     assert _fails_on(task, wrong, reason)
     assert not _fails_on(task, right, reason)
+
+
+def test_settings_a_restriction_needs_are_named_not_advised():
+    cell = ("| Option | Verdict | Why |\n|---|---|---|\n"
+            "| `moe` module | refused | only valid with a capacity factor + `moe_pad_expert_input_to_capacity=True` |\n")
+    assert [r for r, _ in _blocks(cell, "model.moe_pad_expert_input_to_capacity")] == [DESCRIBED]
+    aside = ("'moe' would fail too unless you run drop-and-pad (moe_expert_capacity_factor set + "
+             "moe_pad_expert_input_to_capacity=True); graph the router instead.\n")
+    assert [r for r, _ in _blocks(aside, "model.moe_pad_expert_input_to_capacity")] == [DESCRIBED]
+    asked = "Set `moe_pad_expert_input_to_capacity=True` next to the capacity factor.\n"
+    assert [r for r, _ in _blocks(asked, "model.moe_pad_expert_input_to_capacity")] == [RECOMMENDED]
