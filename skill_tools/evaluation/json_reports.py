@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
+from skill_tools.config.limits import load_yaml
+from skill_tools.errors import InputError
 from skill_tools.evaluation.envelopes import RESULT_KEY, SOURCE_KEY
+from skill_tools.evaluation.overrides_dict import render
 
 _MAX_CHARS = 200_000
 _MAX_DEPTH = 6
@@ -42,6 +46,7 @@ _REPORT_KEY = re.compile(r"^(?:diagnosis|cause|root_?cause|summary|answer|explan
                          r"findings?|recommendations?|(?:fix_|recommended_)?options|alternatives|why|rationale)$", re.I)
 
 
+@lru_cache(maxsize=256)  # extract and score both read the answer through it
 def as_markdown(text: str) -> str | None:
     """The Markdown a JSON report (or a YAML one, keyed as a report) stands for; None when ``text``
     is not one (not a mapping, or a config with no prose in it)."""
@@ -72,8 +77,8 @@ def _yaml_report(body: str) -> object:
     import yaml
 
     try:
-        doc = yaml.safe_load(body)
-    except Exception:  # not YAML: no report
+        doc, _ = load_yaml(body, "<answer>")  # the readers' bounded loader: aliases, nesting, size
+    except (yaml.YAMLError, InputError):  # not YAML, or not a document to read: no report
         return None
     return doc if isinstance(doc, dict) and any(_REPORT_KEY.match(str(k)) for k in doc) else None
 
@@ -101,15 +106,6 @@ def _label(key: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _hydra(value: object) -> str:
-    """A value as an override writes it: ``[attn,mlp]``, ``true``, ``null``."""
-    if isinstance(value, list):
-        return "[" + ",".join(_hydra(v) for v in value) + "]"
-    if isinstance(value, (bool, type(None), dict)):
-        return json.dumps(value)
-    return str(value)
-
-
 def _settings(value: dict, out: list[str]) -> None:
     """A settings mapping as a fenced JSON block; its per-era keys as one line each."""
     plain = {k: v for k, v in value.items() if _KEY.match(k)}
@@ -117,7 +113,7 @@ def _settings(value: dict, out: list[str]) -> None:
         out += ["```json", json.dumps(plain, indent=2), "```", ""]
     for key, v in value.items():
         if key not in plain:
-            sides = [f"`{m.group(1)}={_hydra(v)}` ({m.group(2).strip()})" for m in _ERA_KEY.finditer(key)]
+            sides = [f"`{m.group(1)}={render(v)}` ({m.group(2).strip()})" for m in _ERA_KEY.finditer(key)]
             out += ["- " + " / ".join(sides), ""]
 
 
