@@ -32,6 +32,39 @@ def _module_list(node: ast.AST) -> list[str] | None:
     return names
 
 
+def _resolved(node: ast.AST, tree: ast.AST, call: ast.Call, depth: int = 0) -> list[str] | None:
+    """The module list an argument stands for: a literal, or a name bound to one before the call
+    (``modules = (["attn"] if with_attn else []) + BASE_MODULES``), a conditional read at its flag's
+    default (a parameter ``with_attn: bool = False``), lists joined with ``+``. None: not knowable."""
+    if depth > 8:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _resolved(node.left, tree, call, depth + 1), _resolved(node.right, tree, call, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.IfExp):
+        flag = _default(node.test, tree, call)
+        return None if flag is None else _resolved(node.body if flag else node.orelse, tree, call, depth + 1)
+    if isinstance(node, ast.Name):
+        bound = [a.value for a in ast.walk(tree) if isinstance(a, ast.Assign) and a.lineno < call.lineno
+                 and any(isinstance(t, ast.Name) and t.id == node.id for t in a.targets)]
+        return _resolved(bound[-1], tree, call, depth + 1) if bound else None
+    return _module_list(node)
+
+
+def _default(test: ast.AST, tree: ast.AST, call: ast.Call) -> bool | None:
+    """A flag's truth where nothing overrides it: a parameter's constant default, in the function that holds the call."""
+    if not isinstance(test, ast.Name):
+        return None
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= call.lineno <= (fn.end_lineno or 0):
+            args = fn.args.args[len(fn.args.args) - len(fn.args.defaults):] + fn.args.kwonlyargs
+            defaults = fn.args.defaults + list(fn.args.kw_defaults)
+            for arg, value in zip(args, defaults):
+                if arg.arg == test.id and isinstance(value, ast.Constant):
+                    return bool(value.value)
+    return None
+
+
 def helper_blocks(block: Block) -> list[Block]:
     """A current-era and a legacy-era block for each ``set_cuda_graph_modules(<x>.model, [...])`` call."""
     if block.kind != "python" or _HELPER not in block.text:
@@ -48,7 +81,7 @@ def helper_blocks(block: Block) -> list[Block]:
         target = node.args[0]
         on_model = (isinstance(target, ast.Attribute) and target.attr == "model") or \
             (isinstance(target, ast.Name) and target.id in ("model", "model_cfg", "provider"))
-        names = _module_list(node.args[1])
+        names = _resolved(node.args[1], tree, node)
         if func != _HELPER or not on_model or names is None:
             continue
         shown = "[" + ",".join(names) + "]"

@@ -10,6 +10,8 @@ import re
 #: "The TE helper enforces `NCCL_GRAPH_REGISTER=0`": a library's check, described.
 _DESCRIBES = re.compile(r"\b(?:enforces|asserts|insists on|checks for|refuses|rejects|ships(?: with)?|comes with|"
                         r"defaults to|already (?:has|sets|uses)|only (?:exemption|exception) (?:is|being)|"
+                        # a consequence held against a choice: "(full iteration) would also force the NaN checks off"
+                        r"(?:would|will|'d|'ll)\s+(?:also\s+|then\s+)?force\s+(?:you\s+to\s+(?:turn|switch|set)\s+)?(?:(?:the|both|all|your)\s+)*|"
                         # the user's own setup restated: "Your config, `x=True`, `y=4`, … stops at validation"
                         r"\byour\s+(?:current\s+|existing\s+|own\s+)?(?:config(?:uration)?|setup|settings|yaml|launch)\s*[,:(—–]\s*"
                         r"(?:`[^`]*`\s*,?\s*)*|"

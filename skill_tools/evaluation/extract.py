@@ -72,6 +72,10 @@ class Extraction:
             if not prose and b.group and b.group == last_group:
                 _merge(alts[-1], b.cfg)  # one fence's era sections ("# 0.18+", "# both eras") are one option
                 return
+            if not prose and b.option is not None and last_option == b.option and alts and _continues(alts[-1], b.cfg):
+                _merge(alts[-1], b.cfg)  # "2) Keep `x=[…]` and stop graphing the router:" then its block: one option
+                last_group, last_option = b.group, None
+                return
             last_group = None if prose else b.group
             if prose and b.line not in by_line and b.option is not None and alts and last_option == b.option \
                     and _continues(alts[-1], b.cfg):

@@ -18,6 +18,7 @@ from skill_tools.evaluation.file_names import diff_file, file_named
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
 from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_overrides
 from skill_tools.evaluation.transcripts import is_transcript, steps
+from skill_tools.evaluation.option_cases import with_case
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, Polarity, heading_era, intro_polarity
 from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
@@ -112,7 +113,8 @@ def _intro(lines: list[str], fence_index: int, body: str, section_era: str | Non
                     and not COMMENT_ITEM.match((heads + [""])[k + 1])), heads[0] if heads else "")  # "(Alternative if …:"
     # opens an aside over the next lines; "# Changes vs. X:" over a "#   - …" list introduces that list, not the block
     comment = "" if (len(comment.strip(" #/;")) > 60 and not comment.rstrip().endswith(":")) or era_split(body, "shell") \
-        else comment  # a sentence, not a label; a header of one of the block's era sections, not of the block
+        or re.match(r"[#/;\s]*why\b", comment, re.I) else comment  # a sentence, not a label; a header of one of the
+    #   block's era sections, not of the block; "# Why it fails" titles an explanation, not the block's settings
     return intro_polarity(last_sentence(lead), comment, section_era)
 
 
@@ -312,31 +314,26 @@ def _table_blocks(cell) -> Iterator[Block]:
         yield block
 
 
-#: An option offered for drop-and-pad MoE, and the settings that case means (MCore's own test of it:
-#: a capacity factor set and padding to capacity on).
-_DROPPAD_CASE = re.compile(r"\bdrop[- ]?and[- ]?pad\b|\bdrop-?padding\b|\bpad(?:ded|ding)? to capacity\b", re.I)
-_DROPPAD_KEYS = "model.moe_expert_capacity_factor=1.0\nmodel.moe_pad_expert_input_to_capacity=true"
-
-
 def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True, lead: str = "",
                  trail: str = "") -> Iterator[Block]:
     text = changed_to_new(_BULLET_KV.sub(r"\1\2=\3\4", text))  # "- model.use_te_rng_tracker: true" is key=value
+    yield from with_case(_line_settings(text, ln, section_era, words, lead, trail), text, lead, ln)
+
+
+def _line_settings(text: str, ln: int, section_era: str | None, words: bool, lead: str, trail: str) -> Iterator[tuple[int, Block]]:
+    """The settings a line of prose states, each with where it starts in the line."""
     text = quoted_messages_blanked(text)
     pol = LinePolarity(text, section_era, lead=quoted_messages_blanked(lead) if lead else "",
                        trail=quoted_messages_blanked(trail) if trail else "")
-    cased, prev = False, None  # prev: (end, polarity) of the span before, for "`a=1`, `b=2`" lists
+    prev = None  # prev: (end, polarity) of the span before, for "`a=1`, `b=2`" lists
     for m in _INLINE_CODE.finditer(text):
         p = pol.at(m.start(), m.end())
         if prev and not p.why and prev[1].why and re.fullmatch(r"[\s,;+&]*(?:and\s+|or\s+)?", text[prev[0]:m.start()]):
             p = prev[1]  # a later item of a list of settings has the polarity of the first
         prev = (m.end(), p)
-        before = (lead[-80:] + " " if lead and m.start() < 80 else "") + text[max(0, m.start() - 160):m.start()]
-        if p.role == ALTERNATIVE and not cased and _DROPPAD_CASE.search(before) and "dropless" not in before.lower():
-            cased = True  # "Drop-and-pad variant instead: `[moe]`": the option's case, as the settings it means
-            yield Block("hydra", _DROPPAD_KEYS, ln, "prose", DESCRIBED, why=IF_CASE)
         for block in _inline_code(placed_by_owner(m.group(1), text[max(0, m.start() - 60):m.start()]), ln, p.role):
             block.era, block.why = p.era, p.why
-            yield block
+            yield m.start(), block
     quoted = [q.span() for q in re.finditer(r"`+([^`\n]*\s[^`\n]*\s[^`\n]*)`+", text)]  # `x must be disabled when …`
     for m in _PROSE_TO.finditer(text):
         key, value = m.group(1), m.group(2) or m.group(3)
@@ -350,28 +347,28 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
             ("hydra", _kv(key, value))
         block = Block(kind, body, ln, "prose", p.role)
         block.era, block.why = p.era, p.why
-        yield block
+        yield m.start(), block
     for m in _PROSE_QUOTED.finditer(text):
         p = pol.at(m.start(), m.end())
         block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
         block.era, block.why = p.era, p.why
-        yield block
+        yield m.start(), block
     masked = masked_code(text)
     for m in _PROSE_FLAGS.finditer(masked):  # "Megatron-LM flags: --cuda-graph-impl local --cuda-graph-scope x"
         p = pol.at(m.start(), m.end())
         for block in _shell_blocks(m.group(0), ln, p.role, "prose"):
             block.era, block.why = p.era, p.why
-            yield block
+            yield m.start(), block
     for m in _PROSE_COLON.finditer(masked):  # "Under model: cuda_graph_impl: transformer_engine, …"
         p = pol.at(m.start(), m.end())
         block = Block("hydra", _kv(m.group(1), m.group(2)), ln, "prose", p.role)
         block.era, block.why = p.era, p.why
-        yield block
+        yield m.start(), block
     for m in _PARALLEL_KV.finditer(text):  # "TP=8 (one node)": a parallel size as people write it
         p = pol.at(m.start(), m.end())
         block = Block("hydra", f"{PARALLEL[m.group(1)]}={m.group(2)}", ln, "prose", p.role)
         block.era, block.why = p.era, p.why
-        yield block
+        yield m.start(), block
     for m in _PROSE_KV.finditer(masked):
         key, value = m.group(1), m.group(2)
         if "://" in value:
@@ -385,7 +382,7 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
         else:
             block = Block("hydra", _kv(key, value), ln, "prose", p.role)
         block.era, block.why = p.era, p.why
-        yield block
+        yield m.start(), block
     if not words:
         return
     plain = text.replace("`", " ")
@@ -396,4 +393,4 @@ def _line_blocks(text: str, ln: int, section_era: str | None, words: bool = True
             (str(value).lower() if isinstance(value, bool) else value)
         block = Block("hydra", f"{stated.key}={shown}", ln, WORDS, p.role)
         block.era, block.why = p.era, p.why or "stated in words"
-        yield block
+        yield stated.pos, block

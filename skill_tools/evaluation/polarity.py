@@ -87,7 +87,7 @@ _DOUBLE_NEG = re.compile(r"\b(?:don'?t|do not|never) (?:forget|miss|skip|omit)\b
 _ALT = re.compile(r"\b(?:optionally|alternatively|or else|you (?:can|could|may) also|"
                   r"if (?:what )?you(?:'d| would)? (?:\w+ly )?(?:want|wanted|need|prefer|rather|care)|"
                   r"an alternative|alternative\s+(?:if|when|for)|"
-                  r"later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
+                  r"(?<!\band )(?<!\bor )later|for comparison|as an alternative|widen(?:ing)? to|after an a/b|to compare|"
                   r"also try|fallback|fall back|(?:go|switch|roll|fall)(?:ing)? back to|revert(?:ing)? to|"
                   r"option (?:b|2|two)|second option|other option|other (?:valid )?choice|also valid|"
                   r"(?:eager |graphs?[- ]off )?baseline|control run|reference run|cross-?check|sanity check|gegenprobe|"

@@ -199,6 +199,9 @@ _BOOL_KEY = re.compile(r"(?<![\w.])(?:(?:model|rng|ddp|rerun_state_machine|optim
 #: Settings people name in words as a group: "the TE RNG tracker", "both RNG flags", "the NaN checks".
 NAMED_GROUPS = {
     r"(?:TE\s+|Transformer Engine'?s?\s+)?RNG\s+(?:tracker|flags?)(?:\s+flags?)?": ("model.use_te_rng_tracker", "rng.te_rng_tracker"),
+    # "the loss/grad NaN checks": both, named one by one
+    r"(?:loss|grad(?:ient)?s?)\s*(?:/|&|\+|and|or)\s*(?:loss|grad(?:ient)?s?)\s+NaN\s+checks?": (
+        "rerun_state_machine.check_for_nan_in_loss", "ddp.check_for_nan_in_grad"),
     # "Gradient NaN check disabled" names one check, not the pair (longer names first: same start)
     r"grad(?:ient)?s?\s+NaN\s+checks?": ("ddp.check_for_nan_in_grad",),
     r"loss\s+NaN(?:/spike)?\s+checks?": ("rerun_state_machine.check_for_nan_in_loss",),

@@ -84,6 +84,8 @@ _FIRST_CAPTURE = re.compile(
 #: A sentence that keeps a warm-up ("keep cuda_graph_warmup_steps at >= 1: capturing on the very first
 #: step records …") warns what capturing on the first step would do; it places no capture there.
 _WARMUP_KEPT = re.compile(r"warm\s?up(?:\s+steps)?[^.;]{0,30}?(?:>=|≥|at least|non ?zero|positive|above (?:0|zero))")
+#: "Capturing on the very first step would record one-time initialisation": what it would do, a warning.
+_HYPOTHETICAL = re.compile(r"[^.;]{0,20}?(?<![a-z])(?:would|could|might)(?![a-z])")
 #: Right after a window, what says it *is* the warm-up or the capture ("the first 3 iterations are eager
 #: warm-up, capture happens at the start of the next one"): the sentence names the window to explain it.
 _IS_WARMUP = re.compile(r"\s*(?:are|is|=|:|run|runs|get|go)\s+(?:\w+\s+){0,2}?(?:warm\s?up|eager\w*|captur\w*)(?![a-z])")
@@ -181,6 +183,7 @@ def find_window(ctx: AnswerContext) -> tuple[int, str] | None:
         sentence = m.group()
         first = _FIRST_CAPTURE.search(sentence) if capture_at > 1 and not _NOT.search(sentence) \
             and not _WARMUP_KEPT.search(sentence) else None
+        first = None if first and _HYPOTHETICAL.match(sentence, first.end()) else first
         drop = _DROP_FIRST.search(sentence) if capture_at > 1 and "captur" not in sentence else None
         if first or drop:  # "drop the warm-up iteration, time N steady-state iterations": warm-up and capture stay in
             return m.start(), (first or drop).group()
