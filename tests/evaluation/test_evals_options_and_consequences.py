@@ -1,0 +1,104 @@
+"""Readings of offered options and of sentences that only describe: an option's prose line with the
+block under it, the case an option in plain prose is offered for, a consequence held against a
+choice, an explanation's title over a whole-file block, an era written "0.18 and later", Bridge's
+helper called with a list built from names, and a warning about capturing on the first step. The
+answers are written for these tests."""
+
+from __future__ import annotations
+
+from skill_tools.evaluation.bridge_helpers import helper_blocks
+from skill_tools.evaluation.extract import extract_config
+from skill_tools.evaluation.fragments import Block
+from skill_tools.evaluation.polarity import DESCRIBED, intro_polarity
+
+from one_answer import score_one
+
+F = "```"
+_TE_ROUTER = ('cfg.model.cuda_graph_impl = "transformer_engine"\ncfg.model.cuda_graph_scope = None\n'
+              'cfg.model.cuda_graph_modules = ["attn", "moe_router", "moe_preprocess"]\n'
+              "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n")
+
+
+def _fatal(task: str, answer: str) -> list[str]:
+    return score_one(task, answer)["fatal"]
+
+
+def test_an_options_prose_line_and_the_block_under_it_are_one_option():
+    answer = ("Two ways out.\n\n1) Graph the router and recompute less:\n\n"
+              + "".join("    " + ln + "\n" for ln in ('cfg.model.recompute_modules = ["moe_act"]\n' + _TE_ROUTER).splitlines())
+              + "\n2) Keep recompute_modules=[\"moe\", \"layernorm\"] and stop graphing the router:\n\n"
+              "    cfg.model.cuda_graph_modules = [\"attn\"]\n\n"
+              "Compare iterations after the capture step against eager.\n")
+    alts = extract_config(answer).select("current").alternatives
+    assert len(alts) == 1 and alts[0].get("model.recompute_modules") == ["moe", "layernorm"] \
+        and alts[0].get("model.cuda_graph_modules") == ["attn"]
+    assert not any("options" in f for f in _fatal("moe-recompute-router-conflict", answer))
+
+
+def test_the_loss_and_grad_nan_checks_named_together_are_both_checks():
+    text = "Use `cuda_graph_impl=\"full_iteration\"` with the loss/grad NaN checks turned off.\n"
+    cfg = extract_config(text).select("current").config
+    assert cfg.get("rerun_state_machine.check_for_nan_in_loss") is False
+    assert cfg.get("ddp.check_for_nan_in_grad") is False
+
+
+def test_an_option_in_plain_prose_for_drop_and_pad_is_judged_with_that_case():
+    fixed = ("Fixed config:\n\nmodel:\n  cuda_graph_impl: transformer_engine\n  cuda_graph_scope: null\n"
+             "  cuda_graph_modules: [moe_router, moe_preprocess]\n  use_te_rng_tracker: true\nrng:\n  te_rng_tracker: true\n\n")
+    other = "If your MoE is actually drop-and-pad (capacity factor + pad to capacity), cuda_graph_modules: [moe] is the alternative.\n"
+    assert not any("options" in f for f in _fatal("run-helper-validate", fixed + other))
+    plain = "cuda_graph_modules: [moe] is the alternative.\n"
+    assert any("options" in f for f in _fatal("run-helper-validate", fixed + plain))  # no case: judged on the dropless model
+
+
+def test_what_a_rejected_choice_would_force_is_a_consequence_not_advice():
+    said = ("Don't switch to `cuda_graph_impl=full_iteration`: the dropless dispatch syncs to the host, "
+            "and it would also force the NaN checks off.\n")
+    roles = {b.role for b in extract_config(said).blocks if b.cfg is not None and b.cfg.has("ddp.check_for_nan_in_grad")}
+    assert roles == {DESCRIBED}
+    asked = "Turn the NaN checks off.\n"
+    assert extract_config(asked).select(None).config.get("ddp.check_for_nan_in_grad") is False
+
+
+def test_a_why_title_over_a_whole_file_block_is_no_verdict_on_its_settings():
+    answer = ("# Why it fails\n# ------------\n# Both keys are 0.18+ API; 0.17 has neither.\n\n"
+              "# --- megatron-core 0.17 spelling ---\n"
+              'cfg.model.cuda_graph_impl = "local"\ncfg.model.cuda_graph_scope = ["full_iteration"]\n'
+              "cfg.model.use_te_rng_tracker = True\ncfg.rng.te_rng_tracker = True\n"
+              "cfg.rerun_state_machine.check_for_nan_in_loss = False\ncfg.ddp.check_for_nan_in_grad = False\n")
+    ex = extract_config(answer).select("legacy")
+    assert ex.config.get("model.cuda_graph_scope") == ["full_iteration"]
+    assert ex.counter_config.values == {}
+    broken = answer.replace("# Why it fails\n# ------------\n", "# WRONG, this fails:\n")
+    assert extract_config(broken).select("legacy").config.values == {}
+
+
+def test_and_later_names_an_era_and_later_alone_names_a_later_option():
+    assert intro_polarity("megatron-core 0.18 and later:").role == "suggested"
+    assert intro_polarity("megatron-core 0.18 or later:").role == "suggested"
+    assert intro_polarity("Later, once this is stable:").role == "alternative"
+
+
+def _helper(code: str) -> dict[str, object]:
+    block = Block("python", code, 1, "unfenced", "suggested")
+    return {b.era: b.text for b in helper_blocks(block)}
+
+
+def test_the_helpers_module_list_is_read_through_names_a_flag_default_and_plus():
+    code = ('from megatron.bridge.utils.cuda_graph import set_cuda_graph_modules\n'
+            'BASE = ["moe_router", "moe_preprocess"]\n\n'
+            'def enable(cfg, with_attn: bool = False):\n'
+            '    modules = (["attn"] if with_attn else []) + BASE\n'
+            '    set_cuda_graph_modules(cfg.model, modules)\n')
+    assert _helper(code)["current"] == "model.cuda_graph_modules=[moe_router,moe_preprocess]\nmodel.cuda_graph_scope=null"
+    assert _helper(code.replace("with_attn: bool = False", "with_attn: bool = True"))["legacy"] == \
+        "model.cuda_graph_scope=[attn,moe_router,moe_preprocess]"
+    assert _helper(code.replace("with_attn: bool = False", "with_attn"))  == {}  # a flag without a default: unknown
+
+
+def test_capturing_on_the_first_step_would_is_a_warning_and_is_is_a_window():
+    base = ("Run `skill-tools bench --config cfg.yaml` and read the median speed-up of iterations after the capture step.\n\n")
+    warning = "Keep the warmup at 1 or more. Capturing on the very first step would record one-time initialisation.\n"
+    claim = "Capture happens on the very first step, so drop it and average the rest.\n"
+    assert not any("timing_window" in f for f in _fatal("run-helper-bench", base + warning))
+    assert any("timing_window" in f for f in _fatal("run-helper-bench", base + claim))
