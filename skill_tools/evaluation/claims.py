@@ -65,6 +65,12 @@ def _clause(norm: str, pos: int) -> tuple[int, int]:
     return start, (m.start() if m else len(norm))
 
 
+def _prohibits(norm: str, negation: re.Match) -> bool:
+    """Whether a negation is an imperative ("don't", "do not", "never", "avoid"), not a statement."""
+    return negation.group(0).lower() in ("don't", "dont", "never", "avoid", "instead", "without") or \
+        norm[max(0, negation.start() - 3):negation.start()].lower() == "do "
+
+
 def _negation(ctx: AnswerContext, lo: int, hi: int) -> re.Match | None:
     """The first negation in ``norm[lo:hi]``; a prefix such as "non-" in "non-associative" is a word's
     part, not a negation (the raw text keeps its hyphen)."""
@@ -224,8 +230,10 @@ def find_claim(ctx: AnswerContext, spec: dict[str, Any]) -> tuple[int, str, str]
         end = pos + len(subj)
         hi = max(hi, _row_end(ctx.text, pos))  # | Gated DeltaNet | linear-recurrent mixer | `mamba` |: the row states it
         negated = _negation(ctx, lo, hi)
-        if negated and negated.start() < end:
-            continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"
+        if negated and negated.start() < end and (_prohibits(ctx.norm, negated) or not re.search(r":\s", norm[negated.end():pos])):
+            continue  # "TE graphs can't be used for decode: with TE only scope none is allowed"; a stated negation
+            #           before a colon is the clause the colon closes ("GBS isn't the knob: dropping GBS …"), a
+            #           prohibition reaches the reasons after it ("Don't go by X alone: it can report …")
         if norm[hi:hi + 1] in ("?", "？"):
             continue  # "Can I use `transformer_engine` graphs for decode?" asks; it claims nothing
         if re.search(r"[=≈]\s*$", norm[max(0, pos - 3):pos]) or (

@@ -1,17 +1,19 @@
 """Readings of offered options and of sentences that only describe: an option's prose line with the
 block under it, the case an option in plain prose is offered for, a consequence held against a
 choice, an explanation's title over a whole-file block, an era written "0.18 and later", Bridge's
-helper called with a list built from names, and a warning about capturing on the first step. The
-answers are written for these tests."""
+helper called with a list built from names, a warning about capturing on the first step, and a
+negation that a colon closes. The answers are written for these tests."""
 
 from __future__ import annotations
+
+import pytest
 
 from skill_tools.evaluation.bridge_helpers import helper_blocks
 from skill_tools.evaluation.extract import extract_config
 from skill_tools.evaluation.fragments import Block
 from skill_tools.evaluation.polarity import DESCRIBED, intro_polarity
 
-from one_answer import score_one
+from one_answer import assert_claimed, assert_passes, score_one
 
 F = "```"
 _TE_ROUTER = ('cfg.model.cuda_graph_impl = "transformer_engine"\ncfg.model.cuda_graph_scope = None\n'
@@ -102,3 +104,31 @@ def test_capturing_on_the_first_step_would_is_a_warning_and_is_is_a_window():
     claim = "Capture happens on the very first step, so drop it and average the rest.\n"
     assert not any("timing_window" in f for f in _fatal("run-helper-bench", base + warning))
     assert any("timing_window" in f for f in _fatal("run-helper-bench", base + claim))
+
+
+_PP = ("With PP>1 the TE helper captures one graph per layer per microbatch, each with static buffers, so keep "
+       "headroom: graphs are a throughput optimization, not a fit technique.\n\n")
+
+
+def test_a_stated_negation_before_a_colon_does_not_reach_the_claim_after_it():
+    assert_claimed("pp-memory-oom", _PP + "That's why GBS isn't the knob here: dropping GBS to 64 doesn't change "
+                   "how many graphs get captured.\n")
+    assert_passes("pp-memory-oom", _PP + "Don't rely on eager numbers here: dropping GBS to 64 cuts the graph "
+                  "count, since the number of microbatches scales graph memory; fewer microbatches is the lever.\n")
+
+
+def test_a_prohibition_before_a_colon_reaches_the_reasons_after_it():
+    bf16 = ("Use `bf16=True` on Ampere or newer and `fp16=True` on a V100. (Don't go by `is_bf16_supported()` alone: "
+            "it can report True on older cards because bf16 tensors can be emulated, which is slow.)\n\n"
+            "```python\nargs = TrainingArguments(output_dir='out', bf16=True, gradient_checkpointing=True)\n```\n")
+    assert not any("pre-Ampere" in f for f in score_one("neg-hf-gradient-checkpointing", bf16)["fatal"])
+
+
+@pytest.mark.parametrize("claim", [
+    "Read the algbw column at large sizes and compare it with what your NICs can move per GPU.\n",
+    "Ignore busbw here: it's a normalized figure and it overstates what the wire carries.\n",
+])
+def test_algbw_against_the_nics_or_busbw_called_overstated_fails(claim):
+    base = ("Run nccl-tests' all_reduce_perf across both nodes with NCCL_DEBUG=INFO and check that NET/IB and "
+            "GDRDMA show up.\n\n")
+    assert_claimed("neg-nccl-bandwidth", base + claim)
