@@ -171,8 +171,10 @@ _OWN_OBJECT = re.compile(r"\s+(?!(?:it|them|this|that|these|those|the|its|their|
 
 
 #: A pronoun that opens the next clause and stands for the subject just named ("Graphs can make a run
-#: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200.").
-_PRONOUN = re.compile(r"(?:[.;:!?]\s+|\s(?:but|and|so)\s+)(it|they|this|these|those)(?:['’](?:s|re))?\s+(?!is\s+(?:why|how|what|because)|means)")
+#: crash, but they cannot …"; "The assert is pre-Blackwell only. It does not fire on B200."; a quoted error
+#: as a heading, then "That one comes from …").
+_PRONOUN = re.compile(r"(?:[.;:!?][`*_\"')\]]*\s+|\s(?:but|and|so)\s+)(it|they|this|these|those|that one)(?:['’](?:s|re))?\s+"
+                      r"(?!is\s+(?:why|how|what|because)|means)")
 _PRONOUN_REACH = 160  # characters after the subject's clause in which its pronoun may follow
 #: A subject that is a version: "0.19", "megatron core 0.19", "core v0.19" (not "qwen3.5").
 _VERSION = re.compile(r"^(?:[a-z][a-z ]*\s)?v?\d+\.\d+\+?$")

@@ -132,3 +132,9 @@ def test_algbw_against_the_nics_or_busbw_called_overstated_fails(claim):
     base = ("Run nccl-tests' all_reduce_perf across both nodes with NCCL_DEBUG=INFO and check that NET/IB and "
             "GDRDMA show up.\n\n")
     assert_claimed("neg-nccl-bandwidth", base + claim)
+
+
+def test_that_one_after_a_quoted_error_heading_takes_the_error_up():
+    claim = ("**2. `--rl-persist-cuda-graphs is set but no CUDA graphs are being built.`**\n\n"
+             "That one comes from the KV-cache handling: with offload the cache moves, so persisting is refused.\n")
+    assert_claimed("rl-colocated-eager-decode", claim)
