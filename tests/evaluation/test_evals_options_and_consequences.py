@@ -138,3 +138,15 @@ def test_that_one_after_a_quoted_error_heading_takes_the_error_up():
     claim = ("**2. `--rl-persist-cuda-graphs is set but no CUDA graphs are being built.`**\n\n"
              "That one comes from the KV-cache handling: with offload the cache moves, so persisting is refused.\n")
     assert_claimed("rl-colocated-eager-decode", claim)
+
+
+_DRIFT = ("Compare the graphed run against eager with the same capturable optimizer "
+          "(skill-tools bench --variants eager+capturable-adam,full_iteration+optimizer); only a gap between those "
+          "two is a replay bug worth reporting.\n\n")
+
+
+def test_capturable_adam_said_to_keep_default_adams_numerics_fails_and_its_own_drift_passes():
+    assert_claimed("optimizer-graph-loss-drift", _DRIFT + "`capturable=True` only moves bookkeeping onto the device; "
+                   "it is the same fused Adam math, so it isn't a source of drift.\n")
+    assert_passes("optimizer-graph-loss-drift", _DRIFT + "`capturable=True` rounds differently from default Adam, so "
+                  "capturable Adam drifts from default-Adam eager even with no graph.\n")
