@@ -32,7 +32,7 @@ from skill_tools.evaluation.table_statements import statements
 from skill_tools.evaluation.wrapping import unwrapped
 
 #: Where a clause ends (on normalised text: lower case, ``-``/``_`` as spaces).
-_CLAUSE_END = re.compile(r"[.!?](?=[*_)\]\"'`]*(?:\s|$))|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
+_CLAUSE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)[.!?](?=[*_)\]\"'`]*(?:\s|$))|[;|\n。；！？]|\s(?:but|whereas|while|instead of|rather than|unlike|"
                          r"except|not for|vs\.?|versus|compared to|compared with)\s")
 #: A negation anywhere in the clause: a negated sentence states a restriction, not the claim.
 #: English and the other languages answers come in (Portuguese, Dutch, German, French, Spanish,

@@ -150,3 +150,17 @@ def test_capturable_adam_said_to_keep_default_adams_numerics_fails_and_its_own_d
                    "it is the same fused Adam math, so it isn't a source of drift.\n")
     assert_passes("optimizer-graph-loss-drift", _DRIFT + "`capturable=True` rounds differently from default Adam, so "
                   "capturable Adam drifts from default-Adam eager even with no graph.\n")
+
+
+def test_i_e_ends_no_clause_of_a_claim():
+    base = ("For Qwen3.5 use `cuda_graph_impl: transformer_engine` with `cuda_graph_modules: [attn, mlp]`, "
+            "`use_te_rng_tracker: true` and `rng.te_rng_tracker: true`.\n\n")
+    assert_claimed("gdn-mamba-scope", base + "Gated DeltaNet is a linear-recurrence mixer, i.e. the same family as "
+                   "Mamba2, and it is graphed by the mamba scope.\n")
+
+
+def test_an_empty_module_list_said_to_match_no_branch_fails():
+    fix = ("Fix: upgrade Megatron-LM so the hybrid layers are discovered, then check 'Rank N: K graphable layers' "
+           "with K > 0.\n\n")
+    assert_claimed("diagnose-log-no-graphable-layers", fix + "With an empty list none of those branches can match, "
+                   "so every layer comes back not graphable.\n")
