@@ -28,10 +28,10 @@ IF_CASE = "spells out an if-clause's case, in an aside"
 WINDOW = 300
 
 # A clause ends at these; "instead of" / "rather than" start a new (rejected) clause.
-_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+`|`[^`\n]+`\s+on\s+(?:megatron-core\s+|mcore\s+|core\s+)?v?0\.\d|"
+_BREAK = re.compile(r"[;()\[\]。；！？（）]|[.!?](?=\s|$)|,\s+(?=but\b|whereas\b|while\b|not\b|and not\b|never\b|so\b|or\s+(?:`|['\"]?[A-Za-z_][\w.]*\s*=)|(?:`[^`\n]+`|['\"]?[A-Za-z_][\w.]*=\S+)\s+on\s+(?:megatron-core\s+|mcore\s+|core\s+)?v?0\.\d|"
                     r"therefore\b|hence\b|thus\b|instead\b)|:\s+(?=(?:use|set|switch|enable|add|keep|try|pass|put|change|run|launch|start)\b)|"
-                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
-_SENTENCE, _CODE_SPAN = re.compile(r"[.!?](?=\s|$)"), re.compile(r"`[^`\n]+`")
+                    r"\s(?=(?:but|whereas|instead of|rather than|unlike|replacing)\s)|(?:(?<=0\.1\d\+)|(?<=0\.1\d))\s(?=or\s+[`'\"]?[A-Za-z_][\w.]*\s*=)|\s(?:->|→|=>)\s|\s[—–]\s", re.I)
+_SENTENCE, _CODE_SPAN = re.compile(r"[.!?](?=\s|$)"), re.compile(r"`[^`\n]+`|(?<=[\w.]=)\[[^\]\n]{0,200}\]")  # and x=[a, b]
 #: Words (or a cross mark) before a setting, anywhere in its clause, that reject it.
 _NEG_BEFORE = re.compile(
     r"[✗✘❌🚫⛔✖]|\b(?<!that )(?<!which )(?:don'?t|do not|does not|never|avoid|"  # "modules that don't cover the router": the object's
@@ -173,7 +173,7 @@ class LinePolarity:
         text = _SCARE_QUOTED.sub(lambda m: " " * len(m.group(0)), text)  # "slowly wrong" numerics: a name, no verdict
         self.text = text
         self.section_era = section_era
-        masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code`
+        masked = _CODE_SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # no breaks inside `code` or a value list
         masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "_"), masked)  # "e.g." ends no sentence
         self._breaks = [m.start() for m in _BREAK.finditer(masked)]
         self._break_ends = [m.end() for m in _BREAK.finditer(masked)]
@@ -207,8 +207,8 @@ class LinePolarity:
         clause = text[lo:hi]
         if self.text.count("~~", 0, start) % 2 == 1 and "~~" in self.text[end:]:
             return Polarity(REJECTED, era_of(clause), "struck through")  # ~~`x`~~: a Markdown strikethrough
-        k = text.rfind(", ", lo, start)  # "`b` on 0.16/0.17, `c`": that era tags the item before the comma, not c
-        clause = text[k:hi] if k >= 0 and era_of(text[max(lo, k - 24):k]) and not era_of(text[k:hi]) else clause
+        k = next((k for k in reversed([m.start() for m in re.finditer(", ", text[lo:start])]) if era_of(text[max(lo, lo + k - 24):lo + k])), -1)
+        clause = text[lo + k:hi] if k >= 0 and not era_of(text[lo + k:hi]) else clause  # "`b` on 0.16/0.17, `c`, and `d`": that era tags b
         era = self._assigned_era or era_of(clause) or (self._aside_era(end, hi) if outside else None) \
             or era_of(self.text[s_lo:s_hi]) or self.section_era  # an aside names the era of the sentence it sits in
         if re.match(r"\s(?:->|→|=>)\s", text[hi:hi + 4]) and \

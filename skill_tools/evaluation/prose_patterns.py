@@ -10,11 +10,11 @@ import re
 from skill_tools.config.model import SECTIONS
 
 _PROSE_KV = re.compile(  # the first of a quoted override string counts too: `OVR := "model.x=1 …"`
-    r"(?:(?<![\w.`'\"-])|(?<==\")|(?<== \"))((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
+    r"(?:(?<![\w.`'\"-])|(?<==\")|(?<== \")|(?<=(?<![\w'])'))((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
     r"\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[A-Za-z0-9_.:+,-]*[A-Za-z0-9_\]])")  # ASCII: "True-ஐ" is True + a case ending
 #: "set `model.cuda_graph_impl` to `full_iteration`", "cuda_graph_warmup_steps to 3": a key, then to/as, then a value.
 _PROSE_TO = re.compile(
-    r"`?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`?"
+    r"[`']?((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)[`']?"  # `key` or 'key'
     r"\s+(?:(?:(?:is\s+|are\s+)?set\s+|(?:should|must|needs? to|has to) be\s+(?:set\s+)?)?(?:to\s+|as\s+|(?<=be\s))`?(\"[^\"\n]*\"|'[^'\n]*'|\[[^\]\n]*\]|[\w.:+,-]*[\w\]])|at\s+`?(\d+(?:\.\d+)?))`?")
 #: `cuda_graph_impl "transformer_engine"`: a key, then a double-quoted value.
 _PROSE_QUOTED = re.compile(
@@ -32,9 +32,9 @@ _BULLET_KV = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)\**`?((?:[a-z_]\w*\.)*[a-
                         r"([\w.+-]+|\[[^\]\n]*\])`?\**(\s*(?:[.,;#(—–-].*)?)$")
 #: "cuda_graph_impl: transformer_engine, cuda_graph_modules: [attn]" in a sentence: a key with an
 #: underscore, a colon, and a value that is a list, a boolean, a number or an identifier.
-_PROSE_COLON = re.compile(r"(?<![\w.`'\"-])((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+"
+_PROSE_COLON = re.compile(r"(?:(?<![\w.`'\"-])|(?<=(?<![\w'])'))((?:[a-z_]\w*\.)*[a-z][a-z0-9]*_[a-z0-9_]+):\s+"
                           r"(\[[^\]\n]{0,80}\]|true|false|True|False|\d+(?:\.\d+)?|[a-z]+_[a-z_]+|local|none|block|layer)"
-                          r"(?=[\s,;.)]|$)")
+                          r"(?=[\s,;.)]|'(?!\w)|$)")
 _FILE_KEY = re.compile(r"\.(?:sh|py|ya?ml|json|toml|txt|md|cfg|ini|slurm|sbatch)$")  # "updated `train.sh` to pass …"
 #: "rename(d)/move(d)/migrate X to Y": Y is the key's new name.
 _RENAMED = re.compile(r"\b(?:renam\w*|mov(?:e|ed|es|ing)|migrat\w*|spell\w*|becomes?)\s+(?:the\s+)?(?:key\s+)?[`'\"]?$", re.I)

@@ -164,3 +164,30 @@ def test_an_empty_module_list_said_to_match_no_branch_fails():
            "with K > 0.\n\n")
     assert_claimed("diagnose-log-no-graphable-layers", fix + "With an empty list none of those branches can match, "
                    "so every layer comes back not graphable.\n")
+
+
+def _eras(text: str) -> dict[str, object]:
+    return {k: b.era for b in extract_config(text).blocks if b.cfg is not None for k in b.cfg.values}
+
+
+def test_settings_in_single_quotes_are_read_like_code_spans():
+    cfg = extract_config("If you see stalls, set 'NCCL_IB_DISABLE=1' and 'cuda_graph_impl: none'.\n").select(None).config
+    assert cfg.env.get("NCCL_IB_DISABLE") == "1" and cfg.get("model.cuda_graph_impl") == "none"
+    assert extract_config("print('x')\nit's 'model.x=1' isn't\n").select(None).config.get("model.x") in (None, 1)
+
+
+def test_each_bare_or_quoted_setting_takes_the_era_written_after_it():
+    text = ("That's the case where local is right: 'cuda_graph_impl=local' + 'cuda_graph_scope=[full_iteration]' on "
+            "0.16-0.17, or 'cuda_graph_impl=full_iteration' on 0.18+.\n")
+    assert [b.era for b in extract_config(text).blocks] == ["legacy", "legacy", "current"]
+    chain = ('Enable TE graphs: cuda_graph_impl="transformer_engine", cuda_graph_modules=["attn"] on 0.18+ or '
+             'cuda_graph_scope=["attn"] on 0.16-0.17, cuda_graph_warmup_steps=3, and rng.te_rng_tracker = True.\n')
+    eras = _eras(chain)
+    assert eras["model.cuda_graph_modules"] == "current" and eras["model.cuda_graph_scope"] == "legacy"
+    assert eras["rng.te_rng_tracker"] is None and eras["model.cuda_graph_warmup_steps"] is None
+
+
+def test_a_single_quoted_key_switched_to_a_value_is_read():
+    text = "If local graphs still don't capture, switch 'mcore_generation_config.cuda_graph_impl' to 'transformer_engine'.\n"
+    assert [b.cfg.get("mcore_generation_config.cuda_graph_impl") for b in extract_config(text).blocks if b.cfg] == \
+        ["transformer_engine"]
