@@ -12,7 +12,7 @@ from typing import Iterator
 from skill_tools.evaluation.fragments import COUNTEREXAMPLE, SUGGESTED, WORDS, _DANGER_TEXT, Block, _guess_kind, _shell_blocks, json_document
 from skill_tools.evaluation.comments import COMMENT_ITEM, comment_sentences, commented_configs, era_comment_settings
 from skill_tools.evaluation.recast import CONTROL_RUN, DONT_LABEL, INSTEAD, ITEM_OR_MORE, control_run, described_quote, listed_as_dont
-from skill_tools.evaluation.options import Section
+from skill_tools.evaluation.options import Section, plain_title
 from skill_tools.evaluation.envelopes import argv_commands, chat_asker, chat_speaker, nested_override_dicts, notebook_as_markdown, unwrap
 from skill_tools.evaluation.file_names import diff_file, file_named
 from skill_tools.evaluation.embedded import EDIT_RESULT, heredocs, hunk_end, numbered_listing, run_scripts, transcript_hunk
@@ -274,6 +274,9 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
             idx += 1 + spelled[1].count("\n") + 1
             continue
         is_heading, era = heading_era(text)
+        if not is_heading and plain_title(lines, idx, end):  # a plain title names a section's era only by naming one
+            is_heading, era = heading_era(text, title=True)
+            is_heading = era is not None
         if is_heading:
             section.heading(text, era)
             if text.lstrip().startswith(("#", "---", "===")):  # a heading (or a ruled title) names a topic

@@ -145,3 +145,12 @@ class Section:
         self.in_item = in_item
         if m and (not in_item or text.rstrip().endswith(":")):
             self.hedge = 0
+
+
+def plain_title(lines: list[str], idx: int, end: int) -> bool:
+    """A plain-text title: a short line alone between blank lines, with no sentence end and not a list
+    item or table row ("▸ Tab: megatron-core 0.18+ (only once you upgrade)" over its block)."""
+    text = lines[idx].strip()
+    return bool(text) and len(text) <= 120 and (idx == 0 or not lines[idx - 1].strip() or lines[idx - 1].lstrip().startswith(("```", "~~~"))) and \
+        (idx + 1 >= end or not lines[idx + 1].strip()) and not re.search(r"[.;:,!?]$", text) and \
+        not re.match(r"[-*+|>#]|\d{1,2}[.)]\s", text)

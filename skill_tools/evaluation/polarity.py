@@ -389,10 +389,10 @@ def _old_or_rejected(era: str | None, head: str) -> Polarity:
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+|\*\*|__)(.{1,160})$")
 
 
-def heading_era(line: str) -> tuple[bool, str | None]:
-    """(is a heading, the era it names) for Markdown headings, bold lead lines and plain-text titles
-    set between rules ("--- recipe 1 (full iteration) -----")."""
-    m = _HEADING.match(line) or RULED_TITLE.match(line)
+def heading_era(line: str, title: bool = False) -> tuple[bool, str | None]:
+    """(is a heading, the era it names) for Markdown headings, bold lead lines, plain-text titles set
+    between rules ("--- recipe 1 (full iteration) -----") and, with ``title``, a plain line known to stand alone."""
+    m = _HEADING.match(line) or RULED_TITLE.match(line) or (re.match(r"\s*(.{1,160})$", line) if title else None)
     if not m:
         return False, None
     # "Tab: megatron-core 0.18+ (only once you upgrade; not on 0.16.1)": the aside does not name the section's era

@@ -191,3 +191,14 @@ def test_a_single_quoted_key_switched_to_a_value_is_read():
     text = "If local graphs still don't capture, switch 'mcore_generation_config.cuda_graph_impl' to 'transformer_engine'.\n"
     assert [b.cfg.get("mcore_generation_config.cuda_graph_impl") for b in extract_config(text).blocks if b.cfg] == \
         ["transformer_engine"]
+
+
+def test_a_plain_title_alone_between_blank_lines_names_its_sections_era():
+    text = ("Tab: megatron-core 0.16.x (what you run)\n\n```python\ncfg.model.cuda_graph_impl = \"local\"\n"
+            "cfg.model.cuda_graph_scope = [\"full_iteration\"]\n```\n\n"
+            "Tab: megatron-core 0.18+ (only once you upgrade, not on 0.16.1)\n\n```python\n"
+            "cfg.model.cuda_graph_impl = \"full_iteration\"\ncfg.model.cuda_graph_modules = []\n```\n")
+    assert [b.era for b in extract_config(text).blocks] == ["legacy", "current"]
+    intro = ("You tried this from a newer example:\n\nThe lines for your pinned version are below.\n\n"
+             "```python\ncfg.model.cuda_graph_scope = [\"attn\"]\n```\n")
+    assert [b.era for b in extract_config(intro).blocks] == [None]  # an intro ending in ':' is no title
