@@ -7,7 +7,7 @@ Only Markdown answers (with a fenced block) are re-rendered, only in their prose
 and only on lines that read as prose, so code, diffs and configs are left as written:
 
 - ``capitals``: capitalised words lowercased (a hurried reply), acronyms and identifiers kept;
-- ``wrap``: prose paragraphs hard-wrapped at 64 columns;
+- ``wrap``: prose paragraphs hard-wrapped at 64 columns (not inside a code span, not at a hyphen);
 - ``emphasis``: ``**bold**`` / ``__bold__`` markers removed;
 - ``bullets``: ``- item`` written ``* item``;
 - ``headings``: ``## Heading`` written as a plain line;
@@ -81,7 +81,12 @@ def _wrap(chunk: str) -> str:
     for para in chunk.split("\n\n"):
         lines = para.split("\n")
         prose = all(ln and _is_prose(ln) and not re.match(r"\s*([-*+|>#]|\d+[.)])", ln) for ln in lines)
-        out.append(textwrap.fill(" ".join(ln.strip() for ln in lines), 64) if prose and len(para) > 80 else para)
+        if not (prose and len(para) > 80):
+            out.append(para)
+            continue
+        # as an editor wraps: never inside a code span or at a hyphen ("drop-and-pad" stays one word)
+        joined = re.sub(r"`[^`\n]+`", lambda m: m.group(0).replace(" ", "\x00"), " ".join(ln.strip() for ln in lines))
+        out.append(textwrap.fill(joined, 64, break_on_hyphens=False, break_long_words=False).replace("\x00", " "))
     return "\n\n".join(out)
 
 

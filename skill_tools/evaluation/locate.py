@@ -20,7 +20,7 @@ from skill_tools.evaluation.sectioned import looks_sectioned, sectioned_override
 from skill_tools.evaluation.transcripts import is_transcript, steps
 from skill_tools.evaluation.option_cases import with_case
 from skill_tools.evaluation.polarity import ALTERNATIVE, DESCRIBED, IF_CASE, LinePolarity, Polarity, heading_era, intro_polarity
-from skill_tools.evaluation.wrapping import wrapped_lead, wrapped_trail
+from skill_tools.evaluation.wrapping import code_like, wrapped_lead, wrapped_trail
 from skill_tools.evaluation.prose import is_table_start, stated_in_words, table_cells
 from skill_tools.evaluation.keys import PARALLEL
 from skill_tools.evaluation.era_branches import era_split
@@ -293,7 +293,7 @@ def _prose_blocks(lines: list[str], start: int, end: int, section: Section) -> I
         found = control_run(found) if control else found
         yield from section.mark(listed_as_dont(found) if dont and not INSTEAD.search(text) else found)
         section.prose_line(text)
-        prev = text
+        prev = f"{lead} {text}" if lead and not code_like(text) else text  # a sentence wrapped over lines: read whole
         idx += 1
 
 

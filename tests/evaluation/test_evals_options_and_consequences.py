@@ -202,3 +202,13 @@ def test_a_plain_title_alone_between_blank_lines_names_its_sections_era():
     intro = ("You tried this from a newer example:\n\nThe lines for your pinned version are below.\n\n"
              "```python\ncfg.model.cuda_graph_scope = [\"attn\"]\n```\n")
     assert [b.era for b in extract_config(intro).blocks] == [None]  # an intro ending in ':' is no title
+
+
+def test_a_sentence_wrapped_over_three_lines_is_read_whole_but_code_lines_do_not_chain():
+    wrapped = ("The `moe` scope is only for\n**drop-and-pad** MoE (capacity factor +\n"
+               "`moe_pad_expert_input_to_capacity=True`), and megatron-core\nasserts that.\n")
+    assert [b.role for b in extract_config(wrapped).blocks if b.cfg is not None] == [DESCRIBED]
+    ladder = ("  step 1:\n    cfg.model.cuda_graph_modules = [\"moe_router\"]   # mcore >= 0.18\n"
+              "    #   on mcore 0.16/0.17 the same list goes in cfg.model.cuda_graph_scope\n"
+              "    cfg.model.cuda_graph_warmup_steps = 3\n    cfg.model.use_te_rng_tracker = True\n    cfg.rng.te_rng_tracker = True\n")
+    assert _eras(ladder)["rng.te_rng_tracker"] is None
