@@ -43,7 +43,8 @@ _FLAT_TOKEN = re.compile(r"^[A-Za-z_]\w*_\w*=")
 _ENV_TOKEN = ENV_TOKEN
 
 _PY_HINT = re.compile(r"^\s*(?:cfg|config|recipe|conf|c)\.\w+(?:\.\w+)*\s*=|^\s*(?:from|import)\s+\w|"
-                      r"^@[A-Za-z_][\w.]*(?:\(.*\))?\s*\n\s*(?:def|class)\s+\w", re.M)  # a decorated definition
+                      r"^@[A-Za-z_][\w.]*(?:\(.*\))?\s*\n\s*(?:def|class)\s+\w|"  # a decorated definition
+                      r"^\s*[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(|^\s*(?:def|class)\s+\w+.*:\s*$", re.M)  # x = f(…), def f(…):
 
 #: (a key that is a capitalised word, "Notes:" or "ValueError: …", is a label or a message, not config)
 _YAML_LINE = re.compile(r"^(?![A-Z][a-z]\w*:)\s*(?:-\s+)?[A-Za-z_][\w./-]*:(?:\s|$)|^\s*-\s+\S")

@@ -212,3 +212,9 @@ def test_a_sentence_wrapped_over_three_lines_is_read_whole_but_code_lines_do_not
               "    #   on mcore 0.16/0.17 the same list goes in cfg.model.cuda_graph_scope\n"
               "    cfg.model.cuda_graph_warmup_steps = 3\n    cfg.model.use_te_rng_tracker = True\n    cfg.rng.te_rng_tracker = True\n")
     assert _eras(ladder)["rng.te_rng_tracker"] is None
+
+
+def test_an_untagged_fence_of_python_calls_reads_as_python():
+    text = "Fix:\n\n```\nmodel = torch.compile(model, dynamic=False)\n```\n"
+    assert [b.kind for b in extract_config(text).blocks] == ["python"]
+    assert [b.kind for b in extract_config("```\nVAR=$(nproc) torchrun train.py\n```\n").blocks] != ["python"]
